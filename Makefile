@@ -1,0 +1,60 @@
+# tokenprism: `make run` serves the app, `make test` runs every test. Both set up first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+CHROMIUM ?= /usr/bin/chromium
+HTMX_VERSION := $(shell sed -n 's/.*"htmx.org": "\(.*\)".*/\1/p' package.json)
+SWAGGER_VERSION := $(shell sed -n 's/.*"swagger-ui-dist": "\(.*\)".*/\1/p' package.json)
+HTMX := static/vendor/htmx-$(HTMX_VERSION).min.js
+SWAGGER := static/vendor/swagger-ui-$(SWAGGER_VERSION)
+
+.PHONY: setup run test test-fast browser bench model-check clean
+
+setup: $(VENV)/.installed $(HTMX) $(SWAGGER)/swagger-ui-bundle.js
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	touch $@
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund --ignore-scripts
+	touch $@
+
+$(HTMX): node_modules/.package-lock.json
+	mkdir -p static/vendor
+	cp node_modules/htmx.org/dist/htmx.min.js $@
+
+$(SWAGGER)/swagger-ui-bundle.js: node_modules/.package-lock.json
+	mkdir -p $(SWAGGER)
+	cp node_modules/swagger-ui-dist/swagger-ui-bundle.js node_modules/swagger-ui-dist/swagger-ui.css $(SWAGGER)/
+
+# Debian's Chromium for the browser tests (Playwright's own browser download cannot work offline).
+browser:
+	@test -x $(CHROMIUM) || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi; }
+	@$(CHROMIUM) --version
+
+run: setup
+	$(BIN)/tokenprism serve --host $(HOST) --port $(PORT)
+
+test: setup browser
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+test-fast: setup
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not browser and not slow"
+
+bench: setup
+	$(BIN)/python bench/bench_train.py
+	$(BIN)/python bench/bench_encode.py
+	$(BIN)/python bench/bench_load.py
+
+model-check: setup
+	$(BIN)/python -m app.tokenizers.default_model --check
+
+clean:
+	rm -rf $(VENV) node_modules static/vendor *.egg-info

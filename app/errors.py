@@ -1,0 +1,56 @@
+"""The one error type of tokenprism, shared by the engine, the web app and the CLI.
+
+Every failure a client can cause is a `TokenprismError` with a machine-readable `code`,
+an HTTP `status` and a message that names the bad input and says how to fix it. The web
+layer renders it as `{"error": {"code", "message"}}`; the CLI prints the message.
+"""
+
+from __future__ import annotations
+
+
+class TokenprismError(Exception):
+    code = "bad_request"
+    status = 400
+
+    def __init__(self, message: str, *, code: str | None = None, status: int | None = None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        if status is not None:
+            self.status = status
+
+    def to_dict(self) -> dict:
+        return {"error": {"code": self.code, "message": self.message}}
+
+
+class UnknownTokenizer(TokenprismError):
+    code = "unknown_tokenizer"
+    status = 404
+
+    def __init__(self, name: str, valid: list[str]):
+        super().__init__(f"unknown tokenizer {name!r}; use one of: {', '.join(valid)}")
+        self.name = name
+        self.valid = valid
+
+
+class BadTokenId(TokenprismError):
+    code = "bad_token_id"
+    status = 422
+
+
+class TextTooLarge(TokenprismError):
+    code = "text_too_large"
+    status = 413
+
+
+class InvalidInput(TokenprismError):
+    code = "invalid_input"
+    status = 422
+
+
+class TokenizerFileError(TokenprismError):
+    """A shipped or saved tokenizer file is missing, damaged or fails its checksum."""
+
+    code = "tokenizer_file_error"
+    status = 500

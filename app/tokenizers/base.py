@@ -1,0 +1,101 @@
+"""The one interface every tokenizer answers, whatever its backend.
+
+A backend implements `encode`, `id_to_bytes` and `has_id` (and may override
+`token_bytes` when it can produce all pieces faster, or `decode` to match a reference
+library). Everything the visualizer and the API need (`tokenize`, `tokens_for_ids`,
+id validation) is built here from those, once for all backends. No I/O happens here:
+files are read by `app.tokenizers.files`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+
+from app.errors import BadTokenId
+from app.tokenizers.tokens import Token, char_ranges, clean_text, make_tokens, text_and_ranges
+
+KINDS = ("bpe", "tiktoken", "sentencepiece")
+
+
+class Tokenizer(ABC):
+    name: str
+    kind: str
+    description: str
+
+    @property
+    @abstractmethod
+    def vocab_size(self) -> int:
+        """One more than the largest id (ids in between may be gaps, see `has_id`)."""
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        """Special-token strings and their ids ({} when the tokenizer has none)."""
+        return {}
+
+    @abstractmethod
+    def encode(self, text: str, allow_special: bool = False) -> list[int]:
+        """Ids for `text`. Special-token strings are plain text unless `allow_special`."""
+
+    @abstractmethod
+    def id_to_bytes(self, token_id: int) -> bytes:
+        """The bytes one id stands for on its own (a special token: its string)."""
+
+    @abstractmethod
+    def has_id(self, token_id: int) -> bool:
+        """Whether `token_id` is a real entry of the vocabulary."""
+
+    def token_bytes(self, ids: list[int]) -> list[bytes]:
+        """The bytes of each id in sequence, such that they join to the decoded bytes."""
+        return [self.id_to_bytes(i) for i in ids]
+
+    def decode(self, ids: list[int]) -> str:
+        return text_and_ranges(self.token_bytes(ids))[0]
+
+    @property
+    def special_ids(self) -> frozenset[int]:
+        return frozenset(self.special_tokens.values())
+
+    def tokenize(self, text: str, allow_special: bool = False) -> list[Token]:
+        """Tokens of `text`; their bytes join to its UTF-8 and their ranges cover it in order."""
+        text = clean_text(text)
+        ids = self.encode(text, allow_special=allow_special)
+        pieces = self.token_bytes(ids)
+        return make_tokens(ids, pieces, char_ranges(pieces), self.special_ids)
+
+    def tokens_for_ids(self, ids: Iterable[object]) -> tuple[str, list[Token]]:
+        """Validate user-given ids, then the decoded text and its tokens (ranges into that text)."""
+        checked = self.validate_ids(ids)
+        pieces = self.token_bytes(checked)
+        text, ranges = text_and_ranges(pieces)
+        return text, make_tokens(checked, pieces, ranges, self.special_ids)
+
+    def validate_ids(self, ids: Iterable[object]) -> list[int]:
+        """Ids as ints, or a `BadTokenId` naming the first bad one and its position."""
+        checked = []
+        for position, value in enumerate(ids):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise BadTokenId(
+                    f"token id at position {position} is {value!r}, not an integer; "
+                    f"send whole numbers from 0 to {self.vocab_size - 1}"
+                )
+            if value < 0 or value >= self.vocab_size:
+                raise BadTokenId(
+                    f"token id {value} at position {position} is out of range for {self.name}; "
+                    f"ids go from 0 to {self.vocab_size - 1}"
+                )
+            if not self.has_id(value):
+                raise BadTokenId(
+                    f"token id {value} at position {position} is not in {self.name}'s vocabulary "
+                    f"(a gap between its regular and special tokens); remove it"
+                )
+            checked.append(value)
+        return checked
+
+    def info(self) -> dict:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "vocab_size": self.vocab_size,
+            "description": self.description,
+        }

@@ -1,0 +1,73 @@
+"""SentencePiece-backed tokenizers (the Mistral 7B v0.1 model).
+
+Ids equal `SentencePieceProcessor.encode(text)` with no BOS/EOS. For the visualizer each
+piece maps to the bytes it stands for: `▁` is a space, `<0xNN>` byte-fallback pieces
+are that byte, and the space SentencePiece adds in front of the text (its dummy prefix)
+is dropped from the first piece, exactly as its decoder drops it, so the pieces join to
+the input's UTF-8. Control pieces (`<s>`, `</s>`) and `<unk>` stand for their own names
+and are marked special; they are never parsed out of input text, so `allow_special`
+has no effect here.
+"""
+
+from __future__ import annotations
+
+import sentencepiece
+
+from app.tokenizers.base import Tokenizer
+
+_SPACE_MARK = "\u2581"
+
+
+class SentencePieceTokenizer(Tokenizer):
+    kind = "sentencepiece"
+
+    def __init__(self, name: str, description: str, model_proto: bytes):
+        self.name = name
+        self.description = description
+        self._processor = sentencepiece.SentencePieceProcessor(model_proto=model_proto)
+        processor = self._processor
+        self._pieces: list[bytes] = []
+        self._starts_with_space: list[bool] = []
+        special = set()
+        for token_id in range(processor.get_piece_size()):
+            piece = processor.id_to_piece(token_id)
+            if processor.is_byte(token_id):
+                data = bytes([int(piece[3:5], 16)])
+            elif processor.is_control(token_id) or processor.is_unknown(token_id):
+                data = piece.encode("utf-8")
+                special.add(token_id)
+            else:
+                data = piece.replace(_SPACE_MARK, " ").encode("utf-8")
+            self._pieces.append(data)
+            self._starts_with_space.append(not processor.is_byte(token_id) and piece.startswith(_SPACE_MARK))
+        self._special_ids = frozenset(special)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self._pieces)
+
+    @property
+    def special_ids(self) -> frozenset[int]:
+        return self._special_ids
+
+    def piece(self, token_id: int) -> str:
+        """SentencePiece's own name for an id (with `▁` for spaces)."""
+        return self._processor.id_to_piece(token_id)
+
+    def has_id(self, token_id: int) -> bool:
+        return 0 <= token_id < len(self._pieces)
+
+    def encode(self, text: str, allow_special: bool = False) -> list[int]:
+        return self._processor.encode(text)
+
+    def id_to_bytes(self, token_id: int) -> bytes:
+        return self._pieces[token_id]
+
+    def token_bytes(self, ids: list[int]) -> list[bytes]:
+        pieces = [self._pieces[i] for i in ids]
+        if pieces and self._starts_with_space[ids[0]]:
+            pieces[0] = pieces[0][1:]  # the dummy prefix: not in the input, dropped by decode too
+        return pieces
+
+    def decode(self, ids: list[int]) -> str:
+        return self._processor.decode(ids)

@@ -1,0 +1,71 @@
+"""tiktoken-backed tokenizers: gpt2 (r50k_base), cl100k_base, o200k_base.
+
+Each is a `tiktoken.Encoding` built from the verified local ranks file with the pattern
+and special tokens of `openai_encodings`; `tiktoken.get_encoding` (which downloads) is
+never used. Ids therefore equal tiktoken's own: `encode(text, disallowed_special=())`,
+or `allowed_special="all"` when special tokens are allowed.
+"""
+
+from __future__ import annotations
+
+import tiktoken
+
+from app.errors import InvalidInput
+from app.tokenizers.base import Tokenizer
+from app.tokenizers.openai_encodings import OpenAIEncoding
+
+
+class TiktokenTokenizer(Tokenizer):
+    kind = "tiktoken"
+
+    def __init__(self, spec: OpenAIEncoding, ranks: dict[bytes, int]):
+        self.name = spec.name
+        self.description = spec.description
+        self._special_tokens = dict(spec.special_tokens)
+        self._regular_count = len(ranks)
+        if max(ranks.values()) != len(ranks) - 1:
+            raise ValueError(f"{spec.file}: ranks are not 0..{len(ranks) - 1}")
+        self._encoding = tiktoken.Encoding(
+            spec.name,
+            pat_str=spec.pattern,
+            mergeable_ranks=ranks,
+            special_tokens=self._special_tokens,
+            explicit_n_vocab=spec.explicit_n_vocab,
+        )
+
+    @property
+    def encoding(self) -> tiktoken.Encoding:
+        return self._encoding
+
+    @property
+    def vocab_size(self) -> int:
+        return self._encoding.n_vocab
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return self._special_tokens
+
+    def has_id(self, token_id: int) -> bool:
+        return 0 <= token_id < self._regular_count or token_id in self.special_ids
+
+    def encode(self, text: str, allow_special: bool = False) -> list[int]:
+        try:
+            if allow_special:
+                return self._encoding.encode(text, allowed_special="all", disallowed_special=())
+            return self._encoding.encode(text, allowed_special=set(), disallowed_special=())
+        except BaseException as error:  # pyo3's PanicException derives from BaseException
+            if type(error).__name__ != "PanicException":
+                raise
+            raise InvalidInput(
+                f"{self.name} could not split this text (its regex engine gave up, "
+                "typically on a very long run of whitespace); send a shorter text"
+            ) from None
+
+    def id_to_bytes(self, token_id: int) -> bytes:
+        return self._encoding.decode_single_token_bytes(token_id)
+
+    def token_bytes(self, ids: list[int]) -> list[bytes]:
+        return self._encoding.decode_tokens_bytes(ids)
+
+    def decode(self, ids: list[int]) -> str:
+        return self._encoding.decode(ids)

@@ -1,0 +1,194 @@
+"""The `Token` type every tokenizer produces, and what is derived from a list of them.
+
+A `Token` is an id, the exact bytes it stands for, and the smallest character range
+`[start, end)` of the text that contains those bytes. From a token list this module
+derives segments (tokens that split a character are grouped with it), per-text stats,
+and the character ranges themselves. It knows nothing about any particular tokenizer,
+nor about HTML.
+"""
+
+from __future__ import annotations
+
+import codecs
+import threading
+from dataclasses import dataclass, field
+
+_CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: never start a character
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    id: int
+    bytes: bytes
+    start: int
+    end: int
+    special: bool = False
+
+    @property
+    def text(self) -> str:
+        """The token's bytes as text; a byte that is only part of a character shows as U+FFFD."""
+        return self.bytes.decode("utf-8", errors="replace")
+
+    @property
+    def is_partial(self) -> bool:
+        """True when the bytes are not whole UTF-8 characters (a piece of an emoji, say)."""
+        try:
+            self.bytes.decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A run of tokens whose character ranges overlap: what the UI shows as one span."""
+
+    start: int
+    end: int
+    tokens: tuple[Token, ...] = field(default_factory=tuple)
+
+    @property
+    def ids(self) -> list[int]:
+        return [t.id for t in self.tokens]
+
+    @property
+    def is_split_character(self) -> bool:
+        return len(self.tokens) > 1
+
+
+def clean_text(text: str) -> str:
+    """Replace each lone surrogate (JSON can carry them, UTF-8 cannot) with one U+FFFD;
+    a high and low surrogate that stand as a pair become the character they encode."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", errors="surrogatepass").decode("utf-16-le", errors="replace")
+
+
+def char_ranges(pieces: list[bytes]) -> list[tuple[int, int]]:
+    """Character ranges for byte pieces whose concatenation is valid UTF-8.
+
+    A piece that starts inside a character starts at that character; a piece that ends
+    inside one ends after it, so pieces that split a character share its range. An empty
+    piece gets an empty range at the current position.
+    """
+    ranges = []
+    chars_started = 0
+    for piece in pieces:
+        if not piece:
+            ranges.append((chars_started, chars_started))
+            continue
+        starts_inside = piece[0] in _CONTINUATION
+        start = chars_started - 1 if starts_inside else chars_started
+        chars_started += len(piece.translate(None, _CONTINUATION))
+        ranges.append((start, chars_started))
+    return ranges
+
+
+def text_and_ranges(pieces: list[bytes]) -> tuple[str, list[tuple[int, int]]]:
+    """Decode byte pieces that may not be valid UTF-8 (ids chosen by a user) exactly as
+    `bytes.decode("utf-8", errors="replace")` does, with the character range of every piece."""
+    joined = b"".join(pieces)
+    try:
+        return joined.decode("utf-8"), char_ranges(pieces)
+    except UnicodeDecodeError:
+        pass
+    _bad_spans.spans = []
+    text = joined.decode("utf-8", errors=_RECORDING_REPLACE)
+    char_of_byte, chars, position = [], 0, 0
+    for bad_start, bad_end in [*_bad_spans.spans, (len(joined), len(joined))]:
+        for byte in joined[position:bad_start]:
+            if byte not in _CONTINUATION:
+                chars += 1
+            char_of_byte.append(chars - 1)
+        if bad_end > bad_start:
+            char_of_byte.extend([chars] * (bad_end - bad_start))  # all become one U+FFFD
+            chars += 1
+        position = bad_end
+    ranges, offset = [], 0
+    for piece in pieces:
+        if piece:
+            ranges.append((char_of_byte[offset], char_of_byte[offset + len(piece) - 1] + 1))
+        else:
+            start = char_of_byte[offset] if offset < len(char_of_byte) else len(text)
+            ranges.append((start, start))
+        offset += len(piece)
+    return text, ranges
+
+
+_RECORDING_REPLACE = "tokenprism-recording-replace"
+_bad_spans = threading.local()
+
+
+def _record_and_replace(error: UnicodeDecodeError) -> tuple[str, int]:
+    _bad_spans.spans.append((error.start, error.end))
+    return "\ufffd", error.end
+
+
+codecs.register_error(_RECORDING_REPLACE, _record_and_replace)
+
+
+def make_tokens(ids: list[int], pieces: list[bytes], ranges: list[tuple[int, int]], special_ids=frozenset()) -> list[Token]:
+    return [
+        Token(id=i, bytes=b, start=s, end=e, special=i in special_ids)
+        for i, b, (s, e) in zip(ids, pieces, ranges, strict=True)
+    ]
+
+
+def segments(tokens: list[Token]) -> list[Segment]:
+    """Group consecutive tokens whose character ranges overlap into segments."""
+    result: list[Segment] = []
+    group: list[Token] = []
+    group_start = group_end = 0
+    for token in tokens:
+        if group and token.start < group_end:
+            group.append(token)
+            group_end = max(group_end, token.end)
+            continue
+        if group:
+            result.append(Segment(group_start, group_end, tuple(group)))
+        group, group_start, group_end = [token], token.start, token.end
+    if group:
+        result.append(Segment(group_start, group_end, tuple(group)))
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    tokens: int
+    characters: int
+    bytes: int
+    words: int
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.characters / self.tokens if self.tokens else 0.0
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens if self.tokens else 0.0
+
+    @property
+    def tokens_per_word(self) -> float:
+        return self.tokens / self.words if self.words else 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "tokens": self.tokens,
+            "characters": self.characters,
+            "bytes": self.bytes,
+            "words": self.words,
+            "chars_per_token": round(self.chars_per_token, 4),
+            "bytes_per_token": round(self.bytes_per_token, 4),
+            "tokens_per_word": round(self.tokens_per_word, 4),
+        }
+
+
+def text_stats(text: str, token_count: int) -> Stats:
+    return Stats(
+        tokens=token_count,
+        characters=len(text),
+        bytes=len(text.encode("utf-8")),
+        words=len(text.split()),
+    )

@@ -1,0 +1,5 @@
+"""The HTML pages. To be filled in."""
+
+from fastapi import APIRouter
+
+router = APIRouter()
