@@ -13,6 +13,7 @@ import gzip
 import hashlib
 import os
 import tempfile
+import zlib
 from functools import lru_cache
 from pathlib import Path
 
@@ -47,10 +48,11 @@ def read_verified(name: str, tokenizer_dir: Path | None = None) -> bytes:
     path = directory / name
     try:
         raw = path.read_bytes()
-        data = gzip.decompress(raw) if name.endswith(".gz") else raw
     except OSError as error:
         raise TokenizerFileError(f"cannot read tokenizer file {path}: {error.strerror}; restore it from the repository")
-    except (gzip.BadGzipFile, EOFError) as error:
+    try:
+        data = gzip.decompress(raw) if name.endswith(".gz") else raw
+    except (OSError, EOFError, zlib.error) as error:
         raise TokenizerFileError(f"tokenizer file {path} is not valid gzip ({error}); restore it from the repository")
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected:

@@ -1,0 +1,130 @@
+"""The `tokenprism` console script, run as a user runs it: a real process, real files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import BUILTIN_NAMES, start_server
+from tests.reference import reference_ids, stdlib_texts
+
+SCRIPT = Path(sys.executable).with_name("tokenprism")
+
+
+def run(*args, data_dir: Path, stdin: bytes = b"") -> subprocess.CompletedProcess:
+    env = {**os.environ, "TOKENPRISM_DATA_DIR": str(data_dir)}
+    return subprocess.run([str(SCRIPT), *args], input=stdin, capture_output=True, env=env, timeout=120)
+
+
+@pytest.fixture()
+def cli_data(tmp_path) -> Path:
+    return tmp_path / "data"
+
+
+def test_list_prints_every_builtin(cli_data):
+    result = run("list", data_dir=cli_data)
+    assert result.returncode == 0
+    rows = [line.split()[:3] for line in result.stdout.decode().splitlines()[1:]]
+    assert [row[0] for row in rows] == BUILTIN_NAMES
+    assert ["cl100k_base", "tiktoken", "100277"] in rows
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base", "mistral_v1"])
+def test_encode_file_agrees_with_reference(name, cli_data, tmp_path):
+    file_name, text = stdlib_texts(limit=3)[2]
+    source = tmp_path / file_name
+    source.write_bytes(text.encode("utf-8"))
+    result = run("encode", "-t", name, str(source), data_dir=cli_data)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == reference_ids(name, text)
+
+
+def test_stdin_is_read_as_exact_bytes(cli_data):
+    text = "a\r\nb\r\n\tc  👋"
+    result = run("encode", "-t", "cl100k_base", "-", data_dir=cli_data, stdin=text.encode())
+    ids = json.loads(result.stdout)
+    assert ids == reference_ids("cl100k_base", text)
+    back = run("decode", "-t", "cl100k_base", data_dir=cli_data, stdin=result.stdout)
+    assert back.returncode == 0 and back.stdout == text.encode()
+
+
+def test_allow_special(cli_data):
+    text = b"x<|endoftext|>"
+    plain = json.loads(run("encode", "-t", "gpt2", data_dir=cli_data, stdin=text).stdout)
+    special = json.loads(run("encode", "-t", "gpt2", "--allow-special", data_dir=cli_data, stdin=text).stdout)
+    assert 50256 in special and 50256 not in plain
+
+
+def test_count_table_and_json(cli_data, tmp_path):
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("hello world", encoding="utf-8")
+    second.write_text("한국어 텍스트 " * 10, encoding="utf-8")
+    args = ["count", "-t", "gpt2", "-t", "mistral_v1", str(first), str(second)]
+    table = run(*args, data_dir=cli_data)
+    assert table.returncode == 0
+    lines = table.stdout.decode().splitlines()
+    assert lines[0].split() == ["FILE", "gpt2", "mistral_v1"] and lines[-1].split()[0] == "TOTAL"
+    report = json.loads(run(*args, "--json", data_dir=cli_data).stdout)
+    expected = len(reference_ids("mistral_v1", second.read_text(encoding="utf-8")))
+    assert report["files"][str(second)]["mistral_v1"] == expected
+    assert report["total"]["gpt2"] == sum(row["gpt2"] for row in report["files"].values())
+
+
+@pytest.mark.parametrize(
+    "args, stdin, fragment",
+    [
+        (["encode", "-t", "gpt-9", "-"], b"x", "unknown tokenizer 'gpt-9'; use one of: gpt2"),
+        (["encode", "-t", "gpt2", "/no/such/file"], b"", "no such file: /no/such/file"),
+        (["encode", "-t", "gpt2", "-"], b"\xff\xfe", "not UTF-8"),
+        (["decode", "-t", "gpt2"], b"[1, 99999999]", "token id 99999999 at position 1"),
+        (["decode", "-t", "gpt2"], b"[1, true]", "True, not an integer"),
+        (["decode", "-t", "cl100k_base"], b"[100256]", "not in cl100k_base's vocabulary"),
+        (["decode", "-t", "gpt2"], b'{"ids": 1}', "JSON array"),
+        (["train", "/no/corpus", "--vocab-size", "300", "--name", "x"], b"", "no such file"),
+        (["train", "-", "--vocab-size", "300", "--name", "cl100k_base"], b"abc", "built-in"),
+        (["train", "-", "--vocab-size", "300", "--name", "Bad Name!"], b"abc", "not allowed"),
+    ],
+)
+def test_bad_input_is_one_line_and_nonzero(args, stdin, fragment, cli_data):
+    result = run(*args, data_dir=cli_data, stdin=stdin)
+    err = result.stderr.decode()
+    assert result.returncode != 0
+    assert fragment in err, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_trained_tokenizer_works_everywhere(tmp_path):
+    data_dir = tmp_path / "data"
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(text for _, text in stdlib_texts(limit=5, max_chars=30_000)), encoding="utf-8")
+    trained = run("train", str(corpus), "--vocab-size", "400", "--pattern", "gpt4", "--name", "mini",
+                  "--special", "<|end|>", data_dir=data_dir)
+    assert trained.returncode == 0, trained.stderr
+    assert b"merging" in trained.stderr and (data_dir / "tokenizers" / "mini.bpe").is_file()
+
+    listed = run("list", data_dir=data_dir).stdout.decode().splitlines()
+    assert any(line.split()[:3] == ["mini", "bpe", "401"] for line in listed)
+    ids = json.loads(run("encode", "-t", "mini", str(corpus), data_dir=data_dir).stdout)
+    assert max(ids) >= 256, "merges are used"
+    assert run("decode", "-t", "mini", data_dir=data_dir, stdin=json.dumps(ids).encode()).stdout == corpus.read_bytes()
+    again = run("train", str(corpus), "--vocab-size", "300", "--name", "mini", data_dir=data_dir)
+    assert again.returncode != 0 and b"--force" in again.stderr
+
+    process, base_url = start_server(data_dir)
+    try:
+        names = [t["name"] for t in httpx.get(f"{base_url}/api/tokenizers").json()["tokenizers"]]
+        assert "mini" in names
+        response = httpx.post(f"{base_url}/api/tokenize", json={"tokenizer": "mini", "text": "def main():"})
+        assert response.status_code == 200
+        assert [t["id"] for t in response.json()["tokens"]] == json.loads(
+            run("encode", "-t", "mini", "-", data_dir=data_dir, stdin=b"def main():").stdout
+        )
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
