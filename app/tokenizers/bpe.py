@@ -1,0 +1,344 @@
+"""tokenprism's own byte-level BPE (kind "bpe"): minbpe's algorithm, made fast.
+
+A model is a split pattern, a table of the 256 byte ids, the merges in order and
+optional special tokens; the vocabulary is derived from the merges, never stored.
+Encoding splits text with the pattern, caches each chunk's ids, and merges a chunk by
+repeatedly applying the merge of lowest rank (its new id), on a heap over a linked list
+of positions when the chunk is long. The same class holds models trained here
+(`train`, see `bpe_train`), saved ones (`load`, see `bpe_file`) and models recovered from
+tiktoken ranks (`from_tiktoken_ranks`), which encode exactly as tiktoken does.
+
+Left out: normalisation, dropout, byte-fallback, and any I/O other than the model file.
+"""
+
+from __future__ import annotations
+
+import heapq
+import sys
+from itertools import chain, repeat
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import regex
+
+from app.errors import BadTokenId, InvalidInput
+from app.tokenizers import bpe_file, bpe_train
+from app.tokenizers.base import Tokenizer
+from app.tokenizers.bpe_file import Header
+from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN
+from app.tokenizers.files import write_atomically
+
+PATTERNS = {"gpt2": GPT2_PATTERN, "gpt4": CL100K_PATTERN, "none": None}  # name -> regex (None: no split)
+CUSTOM_PATTERN = "custom"  # pattern_name of a model recovered with a regex that is not one of PATTERNS
+
+_SHORT_CHUNK = 24  # bytes; longer chunks are merged on a heap instead of by rescanning
+_CACHE_LIMIT = 100_000  # chunks; the cache is emptied when it grows past this
+_IDENTITY = tuple(range(256))
+_NO_MERGE = sys.maxsize  # the rank of a pair that has no merge
+
+__all__ = ["BPETokenizer", "Header", "PATTERNS", "read_header"]
+
+
+def read_header(path: Path) -> Header:
+    """Name, vocab size, description and pattern of a model file, reading only its header."""
+    return bpe_file.read_header(path)
+
+
+def resolve_pattern(pattern: str) -> tuple[str, str | None]:
+    """A pattern name ("gpt2", "gpt4", "none") or a raw regex -> (pattern_name, regex)."""
+    if pattern in PATTERNS:
+        return pattern, PATTERNS[pattern]
+    for name, known in PATTERNS.items():
+        if known == pattern:
+            return name, known
+    raise InvalidInput(f"unknown split pattern {pattern!r}; use one of: {', '.join(PATTERNS)}")
+
+
+class BPETokenizer(Tokenizer):
+    kind = "bpe"
+
+    def __init__(
+        self,
+        merges: dict[tuple[int, int], int],
+        *,
+        pattern_name: str,
+        special_tokens: dict[str, int] | None = None,
+        name: str = "custom",
+        description: str | None = None,
+        byte_ids: Sequence[int] = _IDENTITY,
+        pattern_regex: str | None = None,
+    ):
+        """Build from merges whose new ids are 256, 257, ... in order; `byte_ids[b]` is
+        the id of byte b (a permutation of 0..255; identity for models trained here)."""
+        self.name = name
+        self.merges = merges  # (int, int) -> int
+        self.pattern_name = pattern_name
+        self.pattern_regex = pattern_regex if pattern_name == CUSTOM_PATTERN else PATTERNS[pattern_name]
+        self.byte_ids = tuple(byte_ids)
+        self._special_tokens = dict(special_tokens or {})  # str -> int
+        self._vocab = _build_vocab(merges, self.byte_ids)  # id -> bytes
+        self._byte_table = bytes(self.byte_ids)  # byte -> its id, for bytes.translate
+        if len(set(self._special_tokens.values())) != len(self._special_tokens):
+            raise InvalidInput(f"special tokens {self._special_tokens} share an id; give each its own")
+        for token, token_id in self._special_tokens.items():
+            if token_id < len(self._vocab):
+                raise InvalidInput(f"special token {token!r} has id {token_id}, which a regular token already has")
+        self._special_by_id = {i: s.encode("utf-8") for s, i in self._special_tokens.items()}  # int -> bytes
+        self._vocab_size = max([len(self._vocab) - 1, *self._special_tokens.values()]) + 1
+        self.description = description or (
+            f"byte-level BPE, {self._vocab_size:,} tokens, {pattern_name} split pattern"
+        )
+        self._split = regex.compile(self.pattern_regex).findall if self.pattern_regex else None
+        self._special_split = (
+            regex.compile("(" + "|".join(regex.escape(s) for s in sorted(self._special_tokens, key=len, reverse=True)) + ")")
+            if self._special_tokens
+            else None
+        )
+        self._cache: dict[str, list[int]] = {}  # chunk -> its ids
+
+    # -- the Tokenizer interface -------------------------------------------------------
+
+    @property
+    def vocab_size(self) -> int:
+        return self._vocab_size
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return self._special_tokens
+
+    def has_id(self, token_id: int) -> bool:
+        return 0 <= token_id < len(self._vocab) or token_id in self._special_by_id
+
+    def id_to_bytes(self, token_id: int) -> bytes:
+        if 0 <= token_id < len(self._vocab):
+            return self._vocab[token_id]
+        try:
+            return self._special_by_id[token_id]
+        except KeyError:
+            raise BadTokenId(f"token id {token_id} is not in {self.name}'s vocabulary; ids go from 0 to {self._vocab_size - 1}") from None
+
+    def token_bytes(self, ids: list[int]) -> list[bytes]:
+        vocab = self._vocab
+        try:
+            return [vocab[i] if i >= 0 else self.id_to_bytes(i) for i in ids]
+        except IndexError:
+            return [self.id_to_bytes(i) for i in ids]
+
+    def decode(self, ids: list[int]) -> str:
+        return b"".join(self.token_bytes(ids)).decode("utf-8", errors="replace")
+
+    def encode(self, text: str, allow_special: bool = False) -> list[int]:
+        if not allow_special or self._special_split is None:
+            return self.encode_ordinary(text)
+        ids: list[int] = []
+        for index, part in enumerate(self._special_split.split(text)):
+            if index % 2:
+                ids.append(self._special_tokens[part])
+            elif part:
+                ids.extend(self.encode_ordinary(part))
+        return ids
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Ids of `text`, special-token strings taken as plain text."""
+        if self._split is None:
+            return self._merge(text.encode("utf-8", errors="surrogatepass"))
+        chunks = self._split(text)
+        cache = self._cache
+        try:
+            return list(chain.from_iterable(map(cache.__getitem__, chunks)))
+        except KeyError:
+            pass
+        if len(cache) > _CACHE_LIMIT:
+            cache.clear()
+        for chunk in set(chunks).difference(cache):
+            cache[chunk] = self._merge(chunk.encode("utf-8", errors="surrogatepass"))
+        try:
+            return list(chain.from_iterable(map(cache.__getitem__, chunks)))
+        except KeyError:  # another thread emptied the cache meanwhile
+            return [i for chunk in chunks for i in self._merge(chunk.encode("utf-8", errors="surrogatepass"))]
+
+    # -- merging one chunk ---------------------------------------------------------------
+
+    def _merge(self, data: bytes) -> list[int]:
+        ids = list(data.translate(self._byte_table))
+        if len(ids) < 2:
+            return ids
+        if len(ids) <= _SHORT_CHUNK:
+            return _merge_short(ids, self.merges)
+        return _merge_long(ids, self.merges)
+
+    # -- training, saving, loading ---------------------------------------------------------
+
+    @classmethod
+    def train(
+        cls,
+        text: str | Iterable[str],
+        vocab_size: int,
+        *,
+        pattern: str = "gpt4",
+        special_tokens: Sequence[str] = (),
+        name: str = "custom",
+        description: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> BPETokenizer:
+        """Learn `vocab_size - 256 - len(special_tokens)` merges from `text` (a string, or
+        documents that are split separately). Training stops early when no pair is left.
+        Special-token strings inside `text` are learnt as plain text."""
+        pattern_name, pattern_regex = resolve_pattern(pattern)
+        specials = list(special_tokens)
+        _check_specials(specials)
+        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 256 + len(specials):
+            raise InvalidInput(
+                f"vocab_size {vocab_size!r} is too small; it must be at least {256 + len(specials)} "
+                f"(256 byte tokens + {len(specials)} special tokens)"
+            )
+        documents = [text] if isinstance(text, str) else text
+        pairs = bpe_train.train_merges(documents, pattern_regex, vocab_size - 256 - len(specials), progress)
+        merges = {pair: 256 + i for i, pair in enumerate(pairs)}
+        first_special = 256 + len(merges)
+        return cls(
+            merges,
+            pattern_name=pattern_name,
+            special_tokens={s: first_special + i for i, s in enumerate(specials)},
+            name=name,
+            description=description,
+        )
+
+    @classmethod
+    def from_tiktoken_ranks(
+        cls, ranks: dict[bytes, int], pattern: str, special_tokens: dict[str, int], name: str
+    ) -> BPETokenizer:
+        """Recover the merges behind tiktoken ranks (ranks 0..255 must be the single bytes):
+        each token's pair is what BPE with only lower ranks makes of its bytes."""
+        try:
+            pattern_name, pattern_regex = resolve_pattern(pattern)
+        except InvalidInput:
+            pattern_name, pattern_regex = CUSTOM_PATTERN, pattern
+        by_rank = sorted(ranks, key=ranks.__getitem__)
+        if [ranks[t] for t in by_rank] != list(range(len(ranks))) or any(len(t) != 1 for t in by_rank[:256]):
+            raise InvalidInput(f"ranks for {name!r} must be 0..n-1 with the 256 single bytes first; these are not")
+        byte_ids = [0] * 256
+        for rank, token in enumerate(by_rank[:256]):
+            byte_ids[token[0]] = rank
+        merges: dict[tuple[int, int], int] = {}
+        for rank in range(256, len(by_rank)):
+            parts = _merge_short([byte_ids[b] for b in by_rank[rank]], merges)
+            if len(parts) != 2:
+                raise InvalidInput(f"token {by_rank[rank]!r} (rank {rank}) is not the merge of two lower-ranked tokens")
+            merges[(parts[0], parts[1])] = rank
+        return cls(merges, pattern_name=pattern_name, special_tokens=special_tokens, name=name,
+                   byte_ids=byte_ids, pattern_regex=pattern_regex)
+
+    def dumps(self) -> bytes:
+        return bpe_file.dumps(
+            Header(self.name, self._vocab_size, self.description, self.pattern_name),
+            pattern_regex=self.pattern_regex if self.pattern_name == CUSTOM_PATTERN else None,
+            byte_ids=None if self.byte_ids == _IDENTITY else self.byte_ids,
+            special_tokens=self._special_tokens,
+            merges=list(self.merges),
+        )
+
+    def save(self, path: Path) -> None:
+        write_atomically(Path(path), self.dumps())
+
+    def vocab_text(self) -> str:
+        """A human-readable listing of the vocabulary, for people only (never loaded)."""
+        return bpe_file.vocab_text(self._vocab, self.merges, self._special_tokens)
+
+    @classmethod
+    def loads(cls, data: bytes, source: str) -> BPETokenizer:
+        model = bpe_file.loads(data, source)
+        try:
+            return cls(
+                {pair: 256 + i for i, pair in enumerate(model.merges)},
+                pattern_name=model.header.pattern_name,
+                special_tokens=model.special_tokens,
+                name=model.header.name,
+                description=model.header.description,
+                byte_ids=model.byte_ids or _IDENTITY,
+                pattern_regex=model.pattern_regex,
+            )
+        except (InvalidInput, regex.error) as error:
+            raise bpe_file.file_error(source, str(error)) from None
+
+    @classmethod
+    def load(cls, path: Path) -> BPETokenizer:
+        return cls.loads(bpe_file.read_file(Path(path)), str(path))
+
+
+def _check_specials(specials: list[str]) -> None:
+    seen = set()
+    for token in specials:
+        if not isinstance(token, str) or not token:
+            raise InvalidInput(f"special token {token!r} is not a non-empty string; give each as text like '<|endoftext|>'")
+        if token in seen:
+            raise InvalidInput(f"special token {token!r} is given twice; list each special token once")
+        seen.add(token)
+
+
+def _build_vocab(merges: dict[tuple[int, int], int], byte_ids: Sequence[int]) -> list[bytes]:
+    vocab = [b""] * (256 + len(merges))  # id -> bytes
+    if sorted(byte_ids) != list(range(256)):
+        raise InvalidInput("the byte table must give the 256 bytes the ids 0..255, each once")
+    for byte, token_id in enumerate(byte_ids):
+        vocab[token_id] = bytes([byte])
+    for expected, ((left, right), token_id) in enumerate(merges.items(), start=256):
+        if token_id != expected or not (0 <= left < token_id and 0 <= right < token_id):
+            raise InvalidInput(f"merge {expected - 256} ({left}, {right}) -> {token_id} does not build on earlier ids")
+        vocab[token_id] = vocab[left] + vocab[right]
+    return vocab
+
+
+def _merge_short(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int]:
+    """Apply merges to `ids`, lowest new id first, leftmost first, keeping the rank of
+    every adjacent pair in a list (quadratic in the worst case: for short chunks)."""
+    get = merges.get
+    ranks = list(map(get, zip(ids, ids[1:]), repeat(_NO_MERGE)))  # i -> new id of (ids[i], ids[i+1])
+    while ranks:
+        new_id = min(ranks)
+        if new_id == _NO_MERGE:
+            break
+        i = ranks.index(new_id)
+        ids[i : i + 2] = (new_id,)
+        del ranks[i]
+        if i > 0:
+            ranks[i - 1] = get((ids[i - 1], new_id), _NO_MERGE)
+        if i < len(ranks):
+            ranks[i] = get((new_id, ids[i + 1]), _NO_MERGE)
+    return ids
+
+
+def _merge_long(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int]:
+    """The same result as `_merge_short` in O(n log n): a heap of (new id, position) over
+    a linked list of positions; ties go to the leftmost position, stale entries are skipped."""
+    get = merges.get
+    n = len(ids)
+    values: list[int | None] = list(ids)  # position -> id, None once merged into its left neighbour
+    after = list(range(1, n + 1))  # position -> next live position (n: none)
+    before = list(range(-1, n - 1))  # position -> previous live position (-1: none)
+    heap = [(r, i) for i in range(n - 1) if (r := get((ids[i], ids[i + 1]))) is not None]
+    heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        new_id, i = pop(heap)
+        left = values[i]
+        if left is None:
+            continue
+        j = after[i]
+        if j == n or get((left, values[j])) != new_id:
+            continue
+        values[i] = new_id
+        values[j] = None
+        k = after[j]
+        after[i] = k
+        if k != n:
+            before[k] = i
+            r = get((new_id, values[k]))
+            if r is not None:
+                push(heap, (r, i))
+        h = before[i]
+        if h >= 0:
+            r = get((values[h], new_id))
+            if r is not None:
+                push(heap, (r, h))
+    return [v for v in values if v is not None]

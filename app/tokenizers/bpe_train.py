@@ -1,0 +1,58 @@
+"""BPE training: the lecture's merges, computed without rescanning the corpus.
+
+The lecture's (naive) algorithm: split the corpus into chunks with the pattern; then
+repeatedly count every adjacent pair of ids over all chunks, merge the most frequent
+pair everywhere and give it the next id (256, 257, ...). Ties between equally frequent
+pairs go to the pair that occurs first: the one whose first occurrence, scanning the
+chunks in corpus order and each chunk's current ids left to right, comes earliest. (That
+is what Python's `max()` picks from a dict of counts filled in that scanning order.)
+
+Here the corpus is split once into distinct chunks with counts, numbered in order of
+first appearance (splitting takes most of the time; threads do not help, as the regex
+module needs the GIL for every match it returns). The merge loop is the C extension
+`_bpe_core` (built by `pip install -e .`): weighted pair counts, a pair -> chunks index
+and a lazy max-heap, ties settled by (lowest chunk number, leftmost position). tests/test_bpe_vs_naive.py checks it against
+the naive algorithm.
+
+Left out: special tokens (the caller adds them after the merges) and any I/O.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+import regex
+
+
+def train_merges(
+    documents: Iterable[str],
+    pattern: str | None,
+    num_merges: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[tuple[int, int]]:
+    """The first `num_merges` pairs the naive algorithm merges (fewer if pairs run out);
+    merge i makes id 256 + i. `progress(done, num_merges)` is called after each merge."""
+    try:
+        from app.tokenizers import _bpe_core
+    except ImportError as error:
+        raise ImportError(
+            f"tokenprism's BPE trainer is a C extension that is not built ({error}); "
+            "run `pip install -e .` (or `python setup.py build_ext --inplace`) in the repository"
+        ) from None
+    counts = count_chunks(documents, pattern)
+    chunks = [chunk.encode("utf-8", errors="surrogatepass") for chunk in counts]
+    return _bpe_core.merge_loop(chunks, list(counts.values()), max(num_merges, 0), progress)
+
+
+def count_chunks(documents: Iterable[str], pattern: str | None) -> Counter[str]:
+    """Distinct chunks -> how often they occur, in order of first appearance. Each
+    document is split on its own; with no pattern a document is one chunk."""
+    counts: Counter[str] = Counter()
+    if pattern is None:
+        counts.update(d for d in documents if d)
+        return counts
+    findall = regex.compile(pattern).findall
+    for document in documents:
+        counts.update(findall(document))
+    return counts

@@ -1,0 +1,5 @@
+"""Builds the one C extension (the BPE training merge loop); everything else is in pyproject.toml."""
+
+from setuptools import Extension, setup
+
+setup(ext_modules=[Extension("app.tokenizers._bpe_core", ["app/tokenizers/_bpe_core.c"], extra_compile_args=["-O2"])])
