@@ -109,7 +109,7 @@ def test_trained_tokenizer_works_everywhere(tmp_path):
     assert b"merging" in trained.stderr and (data_dir / "tokenizers" / "mini.bpe").is_file()
 
     listed = run("list", data_dir=data_dir).stdout.decode().splitlines()
-    assert any(line.split()[:3] == ["mini", "bpe", "401"] for line in listed)
+    assert any(line.split()[:3] == ["mini", "bpe", "400"] for line in listed)
     ids = json.loads(run("encode", "-t", "mini", str(corpus), data_dir=data_dir).stdout)
     assert max(ids) >= 256, "merges are used"
     assert run("decode", "-t", "mini", data_dir=data_dir, stdin=json.dumps(ids).encode()).stdout == corpus.read_bytes()

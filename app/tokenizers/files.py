@@ -86,6 +86,7 @@ def write_atomically(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(handle, 0o644)  # mkstemp's 0600 would hide it from other server processes
         with os.fdopen(handle, "wb") as temp:
             temp.write(data)
             temp.flush()
