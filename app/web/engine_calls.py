@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from app.errors import InvalidInput, TextTooLarge
 from app.settings import Settings
 from app.tokenizers.base import Tokenizer
+from app.tokenizers.chat import ChatCount, ChatMessage, count_chat, rule_for
 from app.tokenizers.registry import Registry
 from app.tokenizers.tokens import Segment, Stats, Token, clean_text, segments, text_stats
 
@@ -96,6 +97,28 @@ async def tokenize_many(
     return [await tokenize(registry, settings, name, text, allow_special) for name in names]
 
 
+async def tokenize_each(
+    registry: Registry, settings: Settings, names: list[str], text: str, allow_special: bool = False, minimum: int = 1
+) -> list:
+    """Like `tokenize_many`, but the tokenizers run concurrently (in worker threads) and a
+    tokenizer that fails (a damaged file, say) gives its error in its place instead of
+    failing the whole comparison. The text and the names are checked first, as there."""
+    import asyncio
+
+    from app.errors import TokenprismError
+
+    text = check_text(text, settings)
+    names = check_tokenizer_names(names, registry, settings, minimum)
+
+    async def one(name: str):
+        try:
+            return await tokenize(registry, settings, name, text, allow_special)
+        except TokenprismError as error:
+            return error
+
+    return list(await asyncio.gather(*(one(name) for name in names)))
+
+
 async def count(registry: Registry, settings: Settings, name: str, text: str, allow_special: bool = False) -> int:
     text = check_text(text, settings)
     tokenizer = await run_in_threadpool(registry.get, name)
@@ -109,3 +132,52 @@ async def decode(registry: Registry, settings: Settings, name: str, ids: list[ob
     tokenizer = await run_in_threadpool(registry.get, name)
     text, tokens = await run_in_threadpool(tokenizer.tokens_for_ids, ids)
     return TokenizeResult(tokenizer, text, tokens)
+
+
+async def reference_decode(result: TokenizeResult) -> str:
+    """The text the tokenizer's own library decodes `decode()`'s (validated) ids to."""
+    return await run_in_threadpool(result.tokenizer.decode, [token.id for token in result.tokens])
+
+
+def check_texts(texts: list[str], settings: Settings, what: str = "the texts") -> list[str]:
+    """Several texts that together stay within the text limit, each cleaned like `check_text`."""
+    total = sum(len(text) for text in texts)
+    if total > settings.max_text_chars:
+        raise TextTooLarge(
+            f"{what} add up to {total:,} characters; the limit for one request is {settings.max_text_chars:,}. "
+            "Send fewer or shorter texts per request and add up the counts"
+        )
+    return [clean_text(text) for text in texts]
+
+
+async def count_texts(
+    registry: Registry, settings: Settings, names: list[str], texts: list[str], allow_special: bool = False
+) -> dict[str, list[int]]:
+    """Canonical tokenizer name -> the token count of each text; one worker-thread call per tokenizer."""
+    texts = check_texts(texts, settings)
+    names = check_tokenizer_names(names, registry, settings)
+    return {name: await run_in_threadpool(_count_each, registry, name, texts, allow_special) for name in names}
+
+
+def _count_each(registry: Registry, name: str, texts: list[str], allow_special: bool) -> list[int]:
+    tokenizer = registry.get(name)  # built on first use, cached after
+    return [len(tokenizer.encode(text, allow_special)) for text in texts]
+
+
+async def count_messages(
+    registry: Registry, settings: Settings, names: list[str], messages: list[ChatMessage]
+) -> dict[str, ChatCount]:
+    """Canonical tokenizer name -> the chat's prompt tokens under OpenAI's rule (see `app.tokenizers.chat`)."""
+    fields = check_texts([value for message in messages for value in message.fields()], settings, "the message fields")
+    cleaned, position = [], 0
+    for message in messages:
+        size = len(message.fields())
+        role, content, *name = fields[position : position + size]
+        cleaned.append(ChatMessage(role, content, name[0] if name else None))
+        position += size
+    names = check_tokenizer_names(names, registry, settings)
+    rules = {name: rule_for(name) for name in names}  # every name checked before any tokenizer runs
+    return {
+        name: await run_in_threadpool(lambda name=name, rule=rule: count_chat(registry.get(name).encode, cleaned, rule))
+        for name, rule in rules.items()
+    }

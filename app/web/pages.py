@@ -1,5 +1,360 @@
-"""The HTML pages. To be filled in."""
+"""The HTML pages: the playground at `/` and the comparison at `/compare`.
 
-from fastapi import APIRouter
+One view serves both the full page and the htmx fragment (`HX-Request` header; responses
+carry `Vary: HX-Request`). The full page includes the same partial the fragment is.
+The state of a page lives in its URL (`/?tokenizer=cl100k_base&text=...`): a GET renders
+it; the form POSTs (htmx while typing, or a plain submit without JavaScript, which is
+answered with a redirect to that URL, so links and the back button work either way).
+htmx requests get the URL back in `HX-Replace-Url` (typing) or `HX-Push-Url` (any other
+control), so typing does not flood the history.
 
-router = APIRouter()
+Routers stay thin: parse the request into a state, call `engine_calls`, render.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from urllib.parse import quote, urlencode, urlsplit
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse
+
+from app.errors import BadTokenId, TokenprismError
+from app.settings import Settings
+from app.tokenizers.base import KINDS
+from app.tokenizers.registry import Registry
+from app.web import engine_calls
+from app.web.assets import STATIC_DIR, htmx_path
+from app.web.deps import RegistryDep, SettingsDep
+from app.web.samples import BY_KEY, DEFAULT_TEXT, SAMPLES
+from app.web.tokenview import VIEWS, build_view, render_decoded
+
+router = APIRouter(include_in_schema=False)
+
+DEFAULT_TOKENIZER = "o200k_base"
+DEFAULT_COMPARE = ("gpt2", "cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k")
+MAX_QUERY_CHARS = 6000  # longer page addresses are not kept in the URL (uvicorn refuses heads over 16 KB)
+KIND_LABELS = {"tiktoken": "tiktoken (OpenAI)", "sentencepiece": "SentencePiece", "bpe": "Own byte-level BPE"}
+TYPING_FIELDS = {"text", "ids"}
+
+
+# ---------------------------------------------------------------------------------------
+# Page state, from a query string or a form, and back to a URL.
+
+
+def _flag(params: Mapping, name: str) -> bool:
+    return params.get(name) in ("1", "on", "true", "yes")
+
+
+def _page_text(value: str) -> str:
+    """A textarea's value (what the user sees and edits) has LF line breaks only; browsers
+    submit them as CRLF. Normalise the same way, so the page counts what the box shows."""
+    return value.replace("\r\n", "\n").replace("\r", "\n")
+
+
+@dataclass
+class PlaygroundState:
+    tokenizer: str = DEFAULT_TOKENIZER
+    text: str = DEFAULT_TEXT
+    mode: str = "encode"  # or "decode"
+    ids: str = ""
+    view: str = "text"
+    ws: bool = False
+    special: bool = False
+
+    @classmethod
+    def from_params(cls, params: Mapping) -> PlaygroundState:
+        state = cls(
+            tokenizer=str(params.get("tokenizer") or DEFAULT_TOKENIZER),
+            mode="decode" if params.get("mode") == "decode" else "encode",
+            ids=_page_text(str(params.get("ids") or "")),
+            view=params.get("view") if params.get("view") in VIEWS else "text",
+            ws=_flag(params, "ws"),
+            special=_flag(params, "special"),
+        )
+        if "text" in params:
+            state.text = _page_text(str(params.get("text")))
+        if (sample := BY_KEY.get(str(params.get("sample")))) is not None:
+            state.text, state.mode = sample.text, "encode"
+        return state
+
+    def query(self, with_input: bool = True) -> list[tuple[str, str]]:
+        pairs = [("tokenizer", self.tokenizer)]
+        if self.mode == "decode":
+            pairs.append(("mode", "decode"))
+            if with_input:
+                pairs.append(("ids", self.ids))
+        elif with_input:
+            pairs.append(("text", self.text))
+        if self.view != "text":
+            pairs.append(("view", self.view))
+        if self.ws:
+            pairs.append(("ws", "1"))
+        if self.special:
+            pairs.append(("special", "1"))
+        return pairs
+
+
+@dataclass
+class CompareState:
+    tokenizers: list[str] = field(default_factory=list)
+    text: str = DEFAULT_TEXT
+    ws: bool = False
+    special: bool = False
+
+    @classmethod
+    def from_params(cls, params: Mapping, registry: Registry, from_form: bool = False) -> CompareState:
+        chosen = [str(name) for name in params.getlist("tokenizers")] if hasattr(params, "getlist") else []
+        if not chosen and not from_form:
+            known = set(registry.names())
+            chosen = [name for name in DEFAULT_COMPARE if name in known]
+        state = cls(tokenizers=chosen, ws=_flag(params, "ws"), special=_flag(params, "special"))
+        if "text" in params:
+            state.text = _page_text(str(params.get("text")))
+        if (sample := BY_KEY.get(str(params.get("sample")))) is not None:
+            state.text = sample.text
+        return state
+
+    def query(self, with_input: bool = True) -> list[tuple[str, str]]:
+        pairs = [("tokenizers", name) for name in self.tokenizers]
+        if with_input:
+            pairs.append(("text", self.text))
+        if self.ws:
+            pairs.append(("ws", "1"))
+        if self.special:
+            pairs.append(("special", "1"))
+        return pairs
+
+
+def page_url(path: str, state: PlaygroundState | CompareState) -> tuple[str, bool]:
+    """The address that reproduces `state`, and whether the text fit in it."""
+    query = urlencode(state.query(), quote_via=quote)
+    if len(query) <= MAX_QUERY_CHARS:
+        return f"{path}?{query}", True
+    return f"{path}?{urlencode(state.query(with_input=False), quote_via=quote)}", False
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers shared by both pages.
+
+
+def is_htmx(request: Request) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+async def read_form(request: Request, settings: Settings):
+    # Starlette's default part limit (1 MB) is below our text limit in UTF-8; the body
+    # limit middleware already caps the whole request.
+    return await request.form(max_part_size=settings.max_body_bytes)
+
+
+@lru_cache(maxsize=1)
+def asset_version() -> str:
+    digest = hashlib.sha256()
+    for path in sorted([*(STATIC_DIR / "css").glob("*.css"), *(STATIC_DIR / "js").glob("*.js")]):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:10]
+
+
+def tokenizer_groups(registry: Registry) -> list[tuple[str, list]]:
+    """Registered tokenizers grouped by kind (tiktoken, SentencePiece, own BPE), for pickers."""
+    entries = registry.entries()
+    kinds = [*KIND_LABELS, *(kind for kind in KINDS if kind not in KIND_LABELS)]
+    return [(KIND_LABELS.get(kind, kind), group) for kind in kinds if (group := [e for e in entries if e.kind == kind])]
+
+
+def base_context(request: Request, settings: Settings, page: str) -> dict:
+    return {
+        "page": page,
+        "htmx_src": f"/static/{htmx_path()}",
+        "asset_version": asset_version(),
+        "samples": SAMPLES,
+        "settings": settings,
+    }
+
+
+def history_headers(request: Request, url: str) -> dict[str, str]:
+    """HX-Replace-Url while typing, HX-Push-Url for any other change; nothing if unchanged."""
+    current = request.headers.get("HX-Current-URL", "")
+    parts = urlsplit(current)
+    if f"{parts.path}?{parts.query}" == url:
+        return {}
+    if request.headers.get("HX-Trigger-Name") in TYPING_FIELDS:
+        return {"HX-Replace-Url": url}
+    return {"HX-Push-Url": url}
+
+
+def respond(request: Request, template: str, fragment: str, context: dict, status: int, url: str, fits: bool):
+    templates = request.app.state.templates
+    context["page_url"] = url
+    context["url_has_text"] = fits
+    if is_htmx(request):
+        response = templates.TemplateResponse(request, fragment, context, status_code=status)
+        response.headers.update(history_headers(request, url))
+    else:
+        response = templates.TemplateResponse(request, template, context, status_code=status)
+    response.headers["Vary"] = "HX-Request"
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+# ---------------------------------------------------------------------------------------
+# The playground.
+
+
+def parse_ids(raw: str) -> list[object]:
+    """Ids typed by a person: a JSON array, or numbers separated by spaces or commas.
+
+    Whatever is not a whole number stays as it was written (`"abc"`, `1.5`), so the
+    engine's check names it and its position."""
+    raw = raw.strip()
+    if not raw:
+        return []
+    if raw.startswith("["):
+        try:
+            value = json.loads(raw)
+        except ValueError as error:
+            raise BadTokenId(
+                f"the ids are not a valid JSON array ({error.msg}, at character {error.pos + 1}); "
+                "write them as [15339, 1917] or as 15339 1917"
+            ) from None
+        if not isinstance(value, list):
+            raise BadTokenId("the ids are not a JSON array; write them as [15339, 1917] or as 15339 1917")
+        return value
+    items = [item for item in re.split(r"[\s,;]+", raw) if item]
+    return [int(item) if re.fullmatch(r"[+-]?\d{1,30}", item) else item for item in items]
+
+
+def sample_hint(text: str) -> str | None:
+    return next((sample.hint for sample in SAMPLES if sample.text == text), None)
+
+
+async def render_playground(request: Request, settings: Settings, registry: Registry, state: PlaygroundState):
+    result = error = None
+    status = 200
+    try:
+        if state.mode == "decode":
+            result = await engine_calls.decode(registry, settings, state.tokenizer, parse_ids(state.ids))
+        else:
+            result = await engine_calls.tokenize(registry, settings, state.tokenizer, state.text, state.special)
+    except TokenprismError as caught:
+        error, status = caught, caught.status
+    view = None
+    if result is not None:
+        view = build_view(result.text, result.tokens, state.view, state.ws, settings.render_tokens)
+    url, fits = page_url("/", state)
+    decoded_url = None
+    if result is not None and state.mode == "decode":
+        as_text = PlaygroundState(tokenizer=state.tokenizer, text=result.text, special=state.special)
+        decoded_url, decoded_fits = page_url("/", as_text)
+        decoded_url = decoded_url if decoded_fits else None
+    entry = next((e for e in registry.entries() if e.name == (result.tokenizer.name if result else state.tokenizer)), None)
+    context = {
+        **base_context(request, settings, "playground"),
+        "state": state,
+        "groups": tokenizer_groups(registry),
+        "entry": entry,
+        "result": result,
+        "error": error,
+        "view": view,
+        "hint": sample_hint(state.text) if state.mode == "encode" else None,
+        "decoded_url": decoded_url,
+        "view_text": render_decoded(result.text, state.ws) if result is not None and state.mode == "decode" else "",
+    }
+    return respond(request, "playground.html", "_playground_result.html", context, status, url, fits)
+
+
+@router.get("/")
+async def playground(request: Request, settings: SettingsDep, registry: RegistryDep):
+    return await render_playground(request, settings, registry, PlaygroundState.from_params(request.query_params))
+
+
+@router.post("/")
+async def playground_post(request: Request, settings: SettingsDep, registry: RegistryDep):
+    state = PlaygroundState.from_params(await read_form(request, settings))
+    if not is_htmx(request):
+        url, fits = page_url("/", state)
+        if fits:  # post/redirect/get: the address bar shows a link that reproduces the view
+            return RedirectResponse(url, status_code=303)
+    return await render_playground(request, settings, registry, state)
+
+
+# ---------------------------------------------------------------------------------------
+# The comparison.
+
+
+@dataclass
+class Column:
+    name: str
+    kind: str
+    vocab_size: int
+    result: object = None  # TokenizeResult
+    error: TokenprismError | None = None
+    view: object = None  # TokenView
+    delta: int = 0
+    bar: float = 0.0  # percent of the largest count
+    best: bool = False
+
+
+async def render_compare(request: Request, settings: Settings, registry: Registry, state: CompareState):
+    entries = {e.name: e for e in registry.entries()}
+    columns: list[Column] = []
+    error = None
+    status = 200
+    names: list[str] = []
+    results: list = []
+    try:
+        names = engine_calls.check_tokenizer_names(state.tokenizers, registry, settings, minimum=2)
+        results = await engine_calls.tokenize_each(registry, settings, names, state.text, state.special, minimum=2)
+    except TokenprismError as caught:
+        error, status = caught, caught.status
+    budget = max(500, settings.render_tokens // max(1, len(results)))
+    for name, item in zip(names, results, strict=False):
+        entry = entries.get(name)
+        column = Column(name=name, kind=entry.kind if entry else "", vocab_size=entry.vocab_size if entry else 0)
+        if isinstance(item, TokenprismError):
+            column.error = item
+        else:
+            column.result = item
+            column.view = build_view(item.text, item.tokens, "text", state.ws, budget)
+        columns.append(column)
+    counted = [c for c in columns if c.result is not None]
+    if counted:
+        best = min(c.result.count for c in counted)
+        most = max(c.result.count for c in counted) or 1
+        for column in counted:
+            column.delta = column.result.count - best
+            column.best = column.delta == 0
+            column.bar = round(100 * column.result.count / most, 2)
+    stats = counted[0].result.stats if counted else None
+    url, fits = page_url("/compare", state)
+    context = {
+        **base_context(request, settings, "compare"),
+        "state": state,
+        "groups": tokenizer_groups(registry),
+        "columns": columns,
+        "error": error,
+        "stats": stats,
+        "hint": sample_hint(state.text),
+    }
+    return respond(request, "compare.html", "_compare_result.html", context, status, url, fits)
+
+
+@router.get("/compare")
+async def compare(request: Request, settings: SettingsDep, registry: RegistryDep):
+    return await render_compare(request, settings, registry, CompareState.from_params(request.query_params, registry))
+
+
+@router.post("/compare")
+async def compare_post(request: Request, settings: SettingsDep, registry: RegistryDep):
+    state = CompareState.from_params(await read_form(request, settings), registry, from_form=True)
+    if not is_htmx(request):
+        url, fits = page_url("/compare", state)
+        if fits and state.tokenizers:  # none chosen: say so here (the bare URL means "the defaults")
+            return RedirectResponse(url, status_code=303)
+    return await render_compare(request, settings, registry, state)

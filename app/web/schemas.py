@@ -1,0 +1,276 @@
+"""Pydantic models of every JSON request and response, with examples for /docs.
+
+Requests are strict: a field of the wrong JSON type is a 422 (no `"5"` -> 5, no `1` ->
+true) and an unknown field is a 422 too, so a typo such as `"tokenizer"` sent to
+/api/count is reported instead of silently ignored. Token ids are the one exception:
+they arrive as raw JSON values so that the engine sees exactly what was sent and can
+name the bad one (`true`, `"5"`, `1.0`, `-1`, an id in a vocabulary gap).
+
+Responses are documented here; the routes return plain dicts rendered off the event loop
+(a long text has hundreds of thousands of tokens), and the tests validate every response
+against these models, which forbid undeclared fields.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# Most texts in one /api/count "texts" batch and most chat messages in one request. The
+# characters of all of them together stay within the text limit (see GET /api/limits).
+MAX_TEXTS = 10_000
+MAX_MESSAGES = 10_000
+MAX_NAME_CHARS = 100
+MAX_NAMES = 100  # names in one list; the real bound is `max_compare` after duplicates are dropped
+
+TokenizerName = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_NAME_CHARS,
+        description="A name from GET /api/tokenizers (aliases such as r50k_base work too).",
+        examples=["cl100k_base"],
+    ),
+]
+TokenizerNames = Annotated[
+    list[TokenizerName],
+    Field(
+        min_length=1,
+        max_length=MAX_NAMES,
+        description="Tokenizer names; duplicates and aliases of the same tokenizer count once. "
+        "At most `max_compare` (GET /api/limits).",
+        examples=[["gpt2", "cl100k_base", "o200k_base"]],
+    ),
+]
+AllowSpecial = Annotated[
+    bool,
+    Field(
+        description="false (default): special-token strings such as `<|endoftext|>` are plain text. "
+        "true: they are encoded as the special token (tiktoken tokenizers and own BPE models with "
+        "special tokens; SentencePiece never parses them from text)."
+    ),
+]
+
+
+class Request(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Response(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---- requests ----
+
+
+class TokenizeRequest(Request):
+    tokenizer: TokenizerName
+    text: str = Field(
+        description="The text to tokenize (lone surrogates become U+FFFD).", examples=["Hello, world! 👋"]
+    )
+    allow_special: AllowSpecial = False
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"tokenizer": "cl100k_base", "text": "Hello, world! 👋", "allow_special": False}]
+        }
+    )
+
+
+class ChatMessageIn(Request):
+    role: str = Field(
+        description="system, user, assistant, developer, tool, ...; its tokens count too.", examples=["user"]
+    )
+    content: str = Field(description="The message text (plain text; content-part arrays are not supported).")
+    name: str | None = Field(None, description="Optional participant name: its tokens plus `tokens_per_name`.")
+
+
+class CountRequest(Request):
+    """Send exactly one of `text`, `texts` or `messages`."""
+
+    text: str | None = Field(None, description="One text.")
+    texts: list[str] | None = Field(
+        None, description=f"A batch of texts: one count per text per tokenizer (at most {MAX_TEXTS:,} texts)."
+    )
+    messages: list[ChatMessageIn] | None = Field(
+        None,
+        min_length=1,
+        description="An OpenAI-style chat, counted as OpenAI counts chat prompts (cl100k_base, o200k_base only): "
+        "3 tokens per message + the tokens of role, content and name + 1 per name + 3 priming the reply. "
+        f"At most {MAX_MESSAGES:,} messages.",
+    )
+    tokenizers: TokenizerNames | None = Field(
+        None,
+        description="Which tokenizers to count with. Omitted: every built-in tokenizer for `text`/`texts`, "
+        "and the ones chat counting is defined for (cl100k_base, o200k_base) for `messages`.",
+    )
+    allow_special: AllowSpecial = False
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"text": "How many tokens is this prompt?", "tokenizers": ["cl100k_base", "o200k_base"]},
+                {"texts": ["first text", "second text"], "tokenizers": ["gpt2"]},
+                {
+                    "messages": [
+                        {"role": "system", "content": "You are a helpful assistant."},
+                        {"role": "user", "content": "Count my tokens, please.", "name": "ada"},
+                    ],
+                    "tokenizers": ["cl100k_base"],
+                },
+            ]
+        }
+    )
+
+
+class CompareRequest(Request):
+    text: str = Field(examples=["Tokenizers disagree about 안녕하세요 and 🦜."])
+    tokenizers: TokenizerNames | None = Field(
+        None, description="Omitted: every built-in tokenizer (at most `max_compare` of them)."
+    )
+    allow_special: AllowSpecial = False
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"text": "Tokenizers disagree about 안녕하세요 and 🦜.", "tokenizers": ["gpt2", "o200k_base", "mistral_v1"]}
+            ]
+        }
+    )
+
+
+class DecodeRequest(Request):
+    tokenizer: TokenizerName
+    ids: list[Any] = Field(
+        description="Token ids: whole numbers from 0 to vocab_size - 1 that exist in the vocabulary. "
+        "Anything else (negative, too large, a gap, 1.0, \"5\", true) is a 422 naming the id and its position.",
+        json_schema_extra={"items": {"type": "integer", "minimum": 0}},
+        examples=[[9906, 11, 1917, 0]],
+    )
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"tokenizer": "cl100k_base", "ids": [9906, 11, 1917, 0]}]}
+    )
+
+
+# ---- responses ----
+
+
+class ErrorBody(Response):
+    code: str = Field(examples=["unknown_tokenizer"], description="Machine-readable; stable.")
+    message: str = Field(
+        examples=["unknown tokenizer 'gpt5'; use one of: gpt2, cl100k_base, o200k_base, mistral_v1, tokenprism_4k"],
+        description="Names the bad input and says how to fix it.",
+    )
+
+
+class ErrorResponse(Response):
+    error: ErrorBody
+
+
+class HealthResponse(Response):
+    status: Literal["ok"]
+
+
+class TokenizerInfo(Response):
+    name: str = Field(examples=["cl100k_base"])
+    kind: Literal["bpe", "tiktoken", "sentencepiece"]
+    vocab_size: int = Field(description="One more than the largest id (some ids in between may be gaps).")
+    description: str
+
+
+class TokenizersResponse(Response):
+    tokenizers: list[TokenizerInfo]
+
+
+class TokenizerDetail(TokenizerInfo):
+    builtin: bool = Field(description="Shipped with tokenprism (false: trained by a user).")
+    special_tokens: dict[str, int] = Field(
+        description="Special-token strings and their ids.", examples=[{"<|endoftext|>": 100257}]
+    )
+    chat_counting: bool = Field(description="Whether /api/count accepts `messages` for this tokenizer.")
+
+
+class LimitsResponse(Response):
+    max_text_chars: int = Field(description="Longest text (or all texts / message fields of one request together).")
+    max_body_bytes: int = Field(description="Largest request body; larger is a 413 before parsing.")
+    max_ids: int = Field(description="Most ids in one /api/decode request.")
+    max_compare: int = Field(description="Most tokenizers in one /api/count or /api/compare request.")
+    max_texts: int = Field(description="Most texts in one /api/count `texts` batch.")
+    max_messages: int = Field(description="Most chat messages in one /api/count request.")
+
+
+class TokenOut(Response):
+    id: int
+    text: str = Field(description="The token's bytes as text; a piece of a character shows as U+FFFD.")
+    bytes: str = Field(description="The token's exact bytes, in hex.", examples=["48656c6c6f"])
+    start: int = Field(description="Start of the smallest character range [start, end) that holds the bytes.")
+    end: int = Field(description="End of that range (Python string indices, exclusive).")
+    special: bool = Field(description="A special or control token.")
+
+
+class StatsOut(Response):
+    tokens: int
+    characters: int
+    bytes: int
+    words: int = Field(description="Whitespace-separated words.")
+    chars_per_token: float
+    bytes_per_token: float
+    tokens_per_word: float
+
+
+class TokenizeResponse(Response):
+    tokenizer: str = Field(description="The canonical name (an alias is resolved).")
+    count: int
+    tokens: list[TokenOut]
+    stats: StatsOut
+
+
+class CompareResponse(Response):
+    results: list[TokenizeResponse] = Field(description="One per tokenizer, in the order asked.")
+
+
+class CountItem(Response):
+    counts: dict[str, int]
+    characters: int
+    bytes: int
+
+
+class ChatRuleOut(Response):
+    name: str
+    tokens_per_message: int
+    tokens_per_name: int
+    reply_priming: int
+
+
+class ChatCountOut(Response):
+    rule: ChatRuleOut
+    per_message: dict[str, list[int]] = Field(
+        description="Tokenizer -> tokens of each message with its envelope; their sum + reply_priming = counts."
+    )
+
+
+class CountResponse(Response):
+    counts: dict[str, int] = Field(
+        description="Tokenizer -> tokens: of `text`; the sum over `texts`; the chat's prompt tokens for `messages`.",
+        examples=[{"cl100k_base": 7, "o200k_base": 7}],
+    )
+    characters: int = Field(description="Characters counted (all texts, or all message fields, together).")
+    bytes: int = Field(description="UTF-8 bytes of the same.")
+    items: list[CountItem] | None = Field(None, description="`texts` only: the counts of each text, in order.")
+    chat: ChatCountOut | None = Field(None, description="`messages` only: the rule applied and per-message counts.")
+
+
+class DecodeResponse(Response):
+    tokenizer: str
+    text: str = Field(
+        description="What the reference library decodes the ids to (tiktoken's or SentencePiece's decode)."
+    )
+    count: int
+    tokens: list[TokenOut]
+    tokens_text: str = Field(
+        description="The tokens' bytes joined and decoded (invalid UTF-8 as U+FFFD); tokens' start/end index into "
+        "this. Equal to `text` except where the reference decoder drops or rewrites pieces (SentencePiece's "
+        "control tokens and its leading-space rule)."
+    )

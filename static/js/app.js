@@ -1,0 +1,187 @@
+// tokenprism page glue. Everything is delegated from `document`, so it keeps working after
+// htmx swaps in new results. No HTML is built from strings: text goes in via textContent.
+//
+// - hover, tap or focus a token: it lights up in the text and in the ids panel, and the
+//   detail line shows its ids, bytes and character range; on the comparison page the tokens
+//   covering the same characters light up in every other tokenizer
+// - arrow keys, Home and End move the focus through the tokens (one tab stop per list)
+// - sample buttons fill the text box before the form is submitted
+// - "Copy" copies the ids; an error the server answers as JSON is shown inline
+(function () {
+  "use strict";
+  document.documentElement.classList.add("js");
+
+  var SEGMENT = "[data-seg]";
+
+  function groupOf(el) { return el.closest("[data-link-group]"); }
+  function scopeOf(el) { return el.closest("[data-link-scope]"); }
+
+  function clear(scope) {
+    scope.querySelectorAll(".hl, .same, .cover").forEach(function (el) {
+      el.classList.remove("hl", "same", "cover");
+    });
+  }
+
+  function hexBytes(hex) {
+    if (hex === "-") return "(no bytes)";
+    return hex.replace(/(..)/g, "$1 ").trim().toUpperCase();
+  }
+
+  function part(parent, key, value) {
+    var span = document.createElement("span");
+    span.className = "piece";
+    if (key) {
+      var k = document.createElement("span");
+      k.className = "k";
+      k.textContent = key + " ";
+      span.appendChild(k);
+    }
+    var v = document.createElement("span");
+    v.className = "v";
+    v.textContent = value;
+    span.appendChild(v);
+    parent.appendChild(span);
+  }
+
+  function showDetail(scope, tok, group) {
+    var line = scope.querySelector("[data-role=detail]");
+    if (!line) return;
+    line.replaceChildren();
+    var ids = (tok.dataset.ids || tok.dataset.id).split(" ");
+    var hex = (tok.dataset.hex || "").split(" ");
+    var name = group.dataset.tokenizer;
+    if (name) part(line, "", name);
+    if (ids.length === 1) {
+      part(line, "id", ids[0]);
+      part(line, "bytes", hexBytes(hex[0] || "-"));
+    } else {
+      part(line, "", ids.length + " tokens for one character group:");
+      ids.forEach(function (id, i) { part(line, "id " + id, hexBytes(hex[i] || "-")); });
+    }
+    var start = +tok.dataset.start, end = +tok.dataset.end;
+    part(line, "chars", start + "–" + end + " (" + (end - start) + ")");
+    if (tok.parentElement.classList.contains("view-text")) {
+      part(line, "text", "\u201c" + tok.textContent.replace(/\n/g, "\u21b5").replace(/\t/g, "\u2192") + "\u201d");
+    }
+    if (tok.hasAttribute("data-special")) part(line, "", "special token");
+    var same = group.querySelectorAll('.tok[data-id="' + tok.dataset.id + '"]').length;
+    if (same > 1 && ids.length === 1) part(line, "seen", same + "× here");
+  }
+
+  function overlaps(s, e, start, end) {
+    if (start === end) return s === e ? s === start : s <= start && start < e;
+    if (s === e) return start <= s && s < end;
+    return s < end && e > start;
+  }
+
+  function highlight(el) {
+    var scope = scopeOf(el), group = groupOf(el);
+    if (!scope || !group) return;
+    var tok = el.classList.contains("tok") ? el : group.querySelector('.tok[data-seg="' + el.dataset.seg + '"]');
+    if (!tok) return;
+    clear(scope);
+    group.querySelectorAll('.tok[data-id="' + tok.dataset.id + '"]').forEach(function (other) {
+      other.classList.add("same");
+    });
+    group.querySelectorAll('[data-seg="' + tok.dataset.seg + '"]').forEach(function (same) {
+      same.classList.remove("same");
+      same.classList.add("hl");
+    });
+    // Other tokenizers on the page: the tokens that cover the same characters.
+    var start = +tok.dataset.start, end = +tok.dataset.end;
+    scope.querySelectorAll("[data-link-group]").forEach(function (other) {
+      if (other === group) return;
+      var list = other.querySelectorAll(".tok");
+      for (var i = 0; i < list.length; i++) {
+        var s = +list[i].dataset.start, e = +list[i].dataset.end;
+        if (s > end) break;  // segments come in text order
+        if (overlaps(s, e, start, end)) list[i].classList.add("cover");
+      }
+    });
+    showDetail(scope, tok, group);
+  }
+
+  function settle(scope) {
+    var active = document.activeElement;
+    if (active && active.matches && active.matches(SEGMENT) && scopeOf(active) === scope) {
+      highlight(active);
+    } else {
+      clear(scope);
+    }
+  }
+
+  document.addEventListener("pointerover", function (event) {
+    var el = event.target.closest && event.target.closest(SEGMENT);
+    if (el) highlight(el);
+  });
+  document.addEventListener("pointerout", function (event) {
+    var from = event.target.closest && event.target.closest(SEGMENT);
+    var to = event.relatedTarget && event.relatedTarget.closest && event.relatedTarget.closest(SEGMENT);
+    if (from && !to && scopeOf(from)) settle(scopeOf(from));
+  });
+  document.addEventListener("focusin", function (event) {
+    var el = event.target.closest && event.target.closest(SEGMENT);
+    if (el) highlight(el);
+  });
+
+  // Roving focus: one tab stop per token list, arrows move between its tokens.
+  var KEYS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, Home: "first", End: "last" };
+  document.addEventListener("keydown", function (event) {
+    var el = event.target;
+    if (!el.matches || !el.matches(".tok") || !(event.key in KEYS)) return;
+    var list = Array.prototype.slice.call(el.parentElement.querySelectorAll(".tok"));
+    var step = KEYS[event.key];
+    var i = list.indexOf(el);
+    var next = step === "first" ? list[0] : step === "last" ? list[list.length - 1] : list[i + step];
+    if (!next) return;
+    event.preventDefault();
+    el.setAttribute("tabindex", "-1");
+    next.setAttribute("tabindex", "0");
+    next.focus();
+  });
+
+  // Sample buttons: put the sample in the text box; the form then submits as usual.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("button[data-sample]");
+    if (button && button.form) {
+      var text = button.form.querySelector("textarea[name=text]");
+      if (text) text.value = button.dataset.text;
+      var encode = button.form.querySelector("#mode-encode");
+      if (encode) encode.checked = true;
+      return;
+    }
+    var copy = event.target.closest && event.target.closest("button[data-copy]");
+    if (copy) {
+      var source = document.querySelector(copy.dataset.copy);
+      if (source && navigator.clipboard) {
+        navigator.clipboard.writeText(source.textContent).then(function () {
+          copy.textContent = "Copied";
+          setTimeout(function () { copy.textContent = "Copy"; }, 1500);
+        });
+      }
+    }
+  });
+
+  function inlineMessage(text) {
+    var p = document.createElement("div");
+    p.className = "message error";
+    p.setAttribute("role", "alert");
+    p.setAttribute("data-role", "message");
+    p.textContent = text;
+    return p;
+  }
+
+  // The body-size guard in front of the app answers in JSON; show its message in place.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if ((xhr.getResponseHeader("Content-Type") || "").indexOf("application/json") === 0) {
+      var message = "The request failed (" + xhr.status + ").";
+      try { message = JSON.parse(xhr.responseText).error.message; } catch (e) { /* keep the generic one */ }
+      event.detail.shouldSwap = false;
+      event.detail.target.replaceChildren(inlineMessage(message));
+    }
+  });
+  document.addEventListener("htmx:sendError", function (event) {
+    event.detail.target.replaceChildren(inlineMessage("The server did not answer. Is it still running?"));
+  });
+})();
