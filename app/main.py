@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 
 from fastapi import FastAPI
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
@@ -35,6 +36,7 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
     install_error_handlers(app)
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.add_middleware(GZipMiddleware, minimum_size=2000)  # token fragments are large and repetitive
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders)
     if missing := missing_assets():

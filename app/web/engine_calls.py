@@ -128,7 +128,9 @@ async def count(registry: Registry, settings: Settings, name: str, text: str, al
 async def decode(registry: Registry, settings: Settings, name: str, ids: list[object]) -> TokenizeResult:
     """Text and tokens for user-given ids; a bad id is a `BadTokenId` naming it."""
     if len(ids) > settings.max_ids:
-        raise TextTooLarge(f"{len(ids):,} ids sent; the limit is {settings.max_ids:,}. Send fewer ids per request")
+        raise TextTooLarge(
+            f"{len(ids):,} ids sent; the limit is {settings.max_ids:,}. Send fewer ids per request", code="too_many_ids"
+        )
     tokenizer = await run_in_threadpool(registry.get, name)
     text, tokens = await run_in_threadpool(tokenizer.tokens_for_ids, ids)
     return TokenizeResult(tokenizer, text, tokens)

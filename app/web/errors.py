@@ -62,7 +62,12 @@ def install_error_handlers(app: FastAPI) -> None:
             405: f"{request.method} is not allowed on {request.url.path}; see /docs for the methods",
         }
         message = messages.get(error.status_code) or str(error.detail)
-        code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
+        if error.status_code == 400 and str(error.detail) == "There was an error parsing the body":
+            message = (
+                "the request body could not be parsed (it is not UTF-8, or its JSON is nested too deeply); "
+                "send a UTF-8 JSON object as shown in /docs"
+            )
+        code = {400: "unparsable_body", 404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
         response = error_response(request, error.status_code, code, message)
         for name, value in (error.headers or {}).items():
             response.headers[name] = value

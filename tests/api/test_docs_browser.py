@@ -6,30 +6,18 @@ path is listed, and "Try it out" on /api/count returns a 200 inside the page.
 
 from __future__ import annotations
 
-import os
 from urllib.parse import urlparse
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-quic",
-]
-
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def page():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is not installed (make browser)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield browser.new_page()
-        browser.close()
+@pytest.fixture()
+def page(browser):
+    context = browser.new_context()
+    yield context.new_page()
+    context.close()
 
 
 def test_docs_render_without_csp_errors_and_try_it_out_works(page, live_server):
