@@ -92,9 +92,51 @@ def cmd_tokenize(args) -> None:
     print(f"{len(tokens)} tokens, {len(text)} characters", file=sys.stderr)
 
 
+def read_messages(source: str) -> list:
+    """OpenAI-style chat messages from a JSON file: [{"role", "content", "name"?}, ...]."""
+    from app.tokenizers.chat import ChatMessage
+
+    try:
+        raw = json.loads(read_text(source))
+    except json.JSONDecodeError as error:
+        raise CliError(f"{source} is not JSON ({error.msg} at line {error.lineno}); give a JSON array of messages")
+    if isinstance(raw, dict) and "messages" in raw:
+        raw = raw["messages"]
+    if not isinstance(raw, list) or not raw:
+        raise CliError(f'{source} must hold a non-empty JSON array of messages like [{{"role": "user", "content": "hi"}}]')
+    messages = []
+    for position, item in enumerate(raw):
+        fields = item if isinstance(item, dict) else {}
+        values = [fields.get(key) for key in ("role", "content")]
+        name = fields.get("name")
+        if not all(isinstance(v, str) for v in values) or not isinstance(name, (str, type(None))) or set(fields) - {"role", "content", "name"}:
+            raise CliError(f'message {position} in {source} must have string "role" and "content" (and optionally "name"), nothing else')
+        messages.append(ChatMessage(*values, name))
+    return messages
+
+
+def cmd_count_chat(args, names: list[str]) -> None:
+    from app.tokenizers.chat import count_chat, rule_for
+
+    registry = get_registry()
+    messages = read_messages(args.messages)
+    counts = {name: count_chat(registry.get(name).encode, messages, rule_for(name)) for name in names}
+    if args.json:
+        print(json.dumps({name: {"prompt_tokens": c.total, "per_message": c.per_message} for name, c in counts.items()}, indent=2))
+        return
+    for name, result in counts.items():
+        print(f"{name}: {result.total} prompt tokens ({result.rule.name}; per message: {result.per_message})")
+
+
 def cmd_count(args) -> None:
     registry = get_registry()
     names = list(dict.fromkeys(registry.resolve(n) for n in (args.tokenizer or ["cl100k_base"])))
+    if args.messages:
+        if args.files:
+            raise CliError("give either files or --messages, not both")
+        return cmd_count_chat(args, names)
+    if not args.files:
+        raise CliError("give one or more files to count ('-' for stdin), or --messages CHAT.json")
     texts = {source: read_text(source) for source in args.files}
     counts = {
         source: {name: len(registry.get(name).encode(text, allow_special=args.allow_special)) for name in names}
@@ -195,7 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub = add("count", cmd_count, "count tokens of files under one or more tokenizers")
     sub.add_argument("-t", "--tokenizer", action="append", help="tokenizer name; repeat for several (default cl100k_base)")
-    sub.add_argument("files", nargs="+", help="files to count ('-' for stdin)")
+    sub.add_argument("files", nargs="*", help="files to count ('-' for stdin)")
+    sub.add_argument("--messages", metavar="CHAT.json", help="count an OpenAI-style chat (a JSON array of messages) "
+                     "as OpenAI counts prompt tokens; cl100k_base and o200k_base only")
     sub.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sub.add_argument("--allow-special", action="store_true", help="count <|endoftext|> etc. as special tokens")
 

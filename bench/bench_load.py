@@ -21,9 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import sysconfig
 import tempfile
@@ -33,41 +31,14 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parent.parent
+from app.local_server import start_server, stop_server
+
 
 
 def sample_text(size: int = 1024) -> str:
     """About `size` characters of prose and code nobody here wrote: the start of textwrap.py."""
     source = (Path(sysconfig.get_paths()["stdlib"]) / "textwrap.py").read_text(encoding="utf-8")
     return source[:size]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(data_dir: str) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--workers", "1",
-         "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"],
-        cwd=ROOT, env={**os.environ, "TOKENPRISM_DATA_DIR": data_dir},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    base_url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"the server exited early with status {process.returncode}")
-        try:
-            if httpx.get(f"{base_url}/healthz", timeout=1).status_code == 200:
-                return process, base_url
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    process.kill()
-    raise SystemExit("the server did not answer /healthz within 30 s")
 
 
 def process_cpu_seconds(pid: int) -> float | None:
@@ -168,11 +139,7 @@ async def main_async(args) -> list[Result]:
                 report(result)
                 results.append(result)
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop_server(process)
     healthz, count = results
     if healthz.rps and count.rps:
         ratios = (f"ratio /api/count vs /healthz: throughput {count.rps / healthz.rps:.2f}x, "

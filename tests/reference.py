@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TOKENIZER_DIR = ROOT / "tokenizers"
 _BLOB_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
 _FILES = {"r50k_base": "r50k_base.tiktoken.gz", "cl100k_base": "cl100k_base.tiktoken.gz", "o200k_base": "o200k_base.tiktoken.gz"}
+BUILTIN_NAMES = ["gpt2", "cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k"]
 TIKTOKEN_NAMES = {"gpt2": "r50k_base", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base"}
 
 
@@ -59,14 +60,10 @@ def reference_ids(our_name: str, text: str, allow_special: bool = False) -> list
     return encoding.encode(text, disallowed_special=())
 
 
-def stdlib_texts(limit: int = 40, max_chars: int = 20_000) -> list[tuple[str, str]]:
-    """(name, text) of standard-library source files: text none of us wrote."""
+def stdlib_texts(count: int = 12, max_chars: int = 30_000) -> list[tuple[str, str]]:
+    """(file name, text) of Python standard-library sources, spread over the alphabet: text nobody here wrote."""
     import sysconfig
 
-    stdlib = Path(sysconfig.get_paths()["stdlib"])
-    picked = []
-    for path in sorted(stdlib.glob("*.py"))[::4]:
-        picked.append((path.name, path.read_text(encoding="utf-8", errors="replace")[:max_chars]))
-        if len(picked) == limit:
-            break
-    return picked
+    files = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))
+    step = max(1, len(files) // count)
+    return [(path.name, path.read_text(encoding="utf-8", errors="replace")[:max_chars]) for path in files[::step][:count]]

@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import BUILTIN_NAMES, start_server
-from tests.reference import reference_ids, stdlib_texts
+from tests.conftest import start_server
+from tests.reference import BUILTIN_NAMES, reference_ids, stdlib_texts
 
 SCRIPT = Path(sys.executable).with_name("tokenprism")
 
@@ -37,7 +37,7 @@ def test_list_prints_every_builtin(cli_data):
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base", "mistral_v1"])
 def test_encode_file_agrees_with_reference(name, cli_data, tmp_path):
-    file_name, text = stdlib_texts(limit=3)[2]
+    file_name, text = stdlib_texts(count=3)[2]
     source = tmp_path / file_name
     source.write_bytes(text.encode("utf-8"))
     result = run("encode", "-t", name, str(source), data_dir=cli_data)
@@ -102,7 +102,7 @@ def test_bad_input_is_one_line_and_nonzero(args, stdin, fragment, cli_data):
 def test_trained_tokenizer_works_everywhere(tmp_path):
     data_dir = tmp_path / "data"
     corpus = tmp_path / "corpus.txt"
-    corpus.write_text("".join(text for _, text in stdlib_texts(limit=5, max_chars=30_000)), encoding="utf-8")
+    corpus.write_text("".join(text for _, text in stdlib_texts(count=5)), encoding="utf-8")
     trained = run("train", str(corpus), "--vocab-size", "400", "--pattern", "gpt4", "--name", "mini",
                   "--special", "<|end|>", data_dir=data_dir)
     assert trained.returncode == 0, trained.stderr

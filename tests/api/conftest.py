@@ -9,19 +9,10 @@ model file directly.
 
 from __future__ import annotations
 
-import gzip
-import hashlib
-import os
-from pathlib import Path
-
 import httpx
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-TOKENIZER_DIR = ROOT / "tokenizers"
-# our name -> tiktoken's encoding name (tiktoken's own "gpt2" reads other files; r50k_base is the same encoding)
-TIKTOKEN_ENCODINGS = {"gpt2": "r50k_base", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base"}
-BLOB_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
+from tests import reference
 
 
 @pytest.fixture(scope="session")
@@ -31,27 +22,11 @@ def http(live_server):
 
 
 @pytest.fixture(scope="session")
-def tiktoken_reference(tmp_path_factory):
-    """our tiktoken tokenizer name -> tiktoken's own Encoding, loaded offline."""
-    import tiktoken
-
-    cache_dir = tmp_path_factory.mktemp("tiktoken-cache")
-    for encoding in TIKTOKEN_ENCODINGS.values():
-        key = hashlib.sha1(BLOB_URL.format(encoding).encode()).hexdigest()
-        (cache_dir / key).write_bytes(gzip.decompress((TOKENIZER_DIR / f"{encoding}.tiktoken.gz").read_bytes()))
-    previous = os.environ.get("TIKTOKEN_CACHE_DIR")
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(cache_dir)
-    try:
-        yield {ours: tiktoken.get_encoding(theirs) for ours, theirs in TIKTOKEN_ENCODINGS.items()}
-    finally:
-        if previous is None:
-            os.environ.pop("TIKTOKEN_CACHE_DIR", None)
-        else:
-            os.environ["TIKTOKEN_CACHE_DIR"] = previous
+def tiktoken_reference():
+    """our tiktoken tokenizer name -> tiktoken's own Encoding, loaded offline (tests/reference.py)."""
+    return {name: reference.tiktoken_reference(name) for name in reference.TIKTOKEN_NAMES}
 
 
 @pytest.fixture(scope="session")
 def sentencepiece_reference():
-    import sentencepiece
-
-    return sentencepiece.SentencePieceProcessor(model_file=str(TOKENIZER_DIR / "mistral-7b-v0.1.model"))
+    return reference.sentencepiece_reference()

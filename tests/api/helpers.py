@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import sysconfig
-from pathlib import Path
-
 import httpx
 
 from app.web import schemas
 
-BUILTIN_NAMES = ["gpt2", "cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k"]
+from tests.reference import BUILTIN_NAMES  # noqa: F401  (re-exported for the API tests)
+from tests.reference import stdlib_texts  # noqa: F401
 
 
 def assert_error(response: httpx.Response, status: int | None = None, code: str | None = None) -> dict:
@@ -26,10 +24,3 @@ def assert_error(response: httpx.Response, status: int | None = None, code: str 
     if code is not None:
         assert body["error"]["code"] == code, body
     return body["error"]
-
-
-def stdlib_texts(count: int = 12, max_chars: int = 30_000) -> list[tuple[str, str]]:
-    """(file name, text) of Python standard-library sources, spread over the alphabet: text nobody here wrote."""
-    files = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))
-    step = max(1, len(files) // count)
-    return [(path.name, path.read_text(encoding="utf-8", errors="replace")[:max_chars]) for path in files[::step][:count]]

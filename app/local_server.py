@@ -1,0 +1,59 @@
+"""Start the app as a child uvicorn process on a free loopback port, for tests and benchmarks.
+
+`start_server` returns the process and its base URL once `/healthz` answers; stopping it is
+the caller's job (`stop_server`). Nothing here is used by the app itself.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from app.settings import REPO_ROOT
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(data_dir: Path | str, extra_env: dict | None = None, wait_seconds: float = 30) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    log = tempfile.TemporaryFile()  # a file, not a pipe: a pipe nobody reads would block a chatty server
+    env = {**os.environ, "TOKENPRISM_DATA_DIR": str(data_dir), **(extra_env or {})}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--workers", "1",
+         "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"],
+        cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    base_url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + wait_seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            log.seek(0)
+            output = log.read().decode(errors="replace")
+            raise RuntimeError(f"the server exited early with status {process.returncode}:\n{output}")
+        try:
+            if httpx.get(f"{base_url}/healthz", timeout=1).status_code == 200:
+                return process, base_url
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError(f"the server did not answer /healthz within {wait_seconds:.0f} s")
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
