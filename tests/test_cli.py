@@ -128,3 +128,21 @@ def test_trained_tokenizer_works_everywhere(tmp_path):
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.mark.parametrize("name, expected", [("cl100k_base", 129), ("o200k_base", 124)])
+def test_count_chat_messages_as_openai_does(name, expected, cli_data, tmp_path):
+    from tests.api.test_chat import COOKBOOK
+
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps(COOKBOOK), encoding="utf-8")
+    result = run("count", "--messages", str(chat), "-t", name, "--json", data_dir=cli_data)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)[name]["prompt_tokens"] == expected
+
+
+def test_count_chat_refuses_tokenizers_without_a_chat_format(cli_data, tmp_path):
+    chat = tmp_path / "chat.json"
+    chat.write_text('[{"role": "user", "content": "hi"}]', encoding="utf-8")
+    result = run("count", "--messages", str(chat), "-t", "mistral_v1", data_dir=cli_data)
+    assert result.returncode == 2 and b"cl100k_base, o200k_base" in result.stderr
