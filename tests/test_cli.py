@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -43,6 +44,30 @@ def test_encode_file_agrees_with_reference(name, cli_data, tmp_path):
     result = run("encode", "-t", name, str(source), data_dir=cli_data)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == reference_ids(name, text)
+
+
+SCRIPT_RANGES = [(0x20, 0x7E), (0xA0, 0x24F), (0x370, 0x3FF), (0x400, 0x4FF), (0x590, 0x6FF), (0x900, 0x97F),
+                 (0xE00, 0xE7F), (0x3040, 0x30FF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3), (0x1F300, 0x1FAFF), (0x9, 0xD)]
+
+
+def random_multiscript_text(seed: int, length: int = 3000) -> str:
+    rng = random.Random(seed)
+    pieces = []
+    while sum(map(len, pieces)) < length:
+        low, high = rng.choice(SCRIPT_RANGES)
+        pieces.append("".join(chr(rng.randint(low, high)) for _ in range(rng.randint(1, 12))))
+        pieces.append(rng.choice([" ", "  ", "\n", "\r\n", "", "\t"]))
+    return "".join(pieces)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base", "mistral_v1"])
+def test_encode_random_unicode_agrees_with_reference(name, cli_data, tmp_path):
+    source = tmp_path / "random.txt"
+    for seed in range(3):
+        text = random_multiscript_text(seed)
+        source.write_bytes(text.encode("utf-8"))
+        result = run("encode", "-t", name, str(source), data_dir=cli_data)
+        assert json.loads(result.stdout) == reference_ids(name, text), f"seed {seed}"
 
 
 def test_stdin_is_read_as_exact_bytes(cli_data):
