@@ -37,7 +37,7 @@ browser:
 	@test -x $(CHROMIUM) || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi; }
-	@$(CHROMIUM) --version
+	@$(CHROMIUM) --version 2>/dev/null
 
 run: setup
 	$(BIN)/tokenprism serve --host $(HOST) --port $(PORT)

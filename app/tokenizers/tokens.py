@@ -12,12 +12,14 @@ from __future__ import annotations
 import codecs
 import threading
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: never start a character
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
+    """Immutable; a named tuple because a 100 KB text makes tens of thousands of them."""
+
     id: int
     bytes: bytes
     start: int
@@ -130,10 +132,10 @@ codecs.register_error(_RECORDING_REPLACE, _record_and_replace)
 
 
 def make_tokens(ids: list[int], pieces: list[bytes], ranges: list[tuple[int, int]], special_ids=frozenset()) -> list[Token]:
-    return [
-        Token(id=i, bytes=b, start=s, end=e, special=i in special_ids)
-        for i, b, (s, e) in zip(ids, pieces, ranges, strict=True)
-    ]
+    if len(ids) != len(pieces) or len(ids) != len(ranges):
+        raise ValueError(f"{len(ids)} ids, {len(pieces)} pieces and {len(ranges)} ranges do not line up")
+    make = Token._make
+    return [make((i, b, s, e, i in special_ids)) for i, b, (s, e) in zip(ids, pieces, ranges)]
 
 
 def segments(tokens: list[Token]) -> list[Segment]:
