@@ -1,4 +1,4 @@
-"""Builds the one C extension (the BPE training merge loop); everything else is in pyproject.toml."""
+"""Builds the one C extension (the BPE merge loops, training and encoding); everything else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 

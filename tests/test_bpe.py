@@ -1,11 +1,14 @@
-"""tokenprism's own BPE: exact agreement with tiktoken on cl100k_base, the model file,
-invalid input, and the shipped default model. Training is checked in test_bpe_vs_naive."""
+"""tokenprism's own BPE: exact agreement with tiktoken on cl100k_base, the C merge
+(`_bpe_core.Merger`) against the lecture's encode, the model file, invalid input, and the
+shipped default model. Training is checked in test_bpe_vs_naive."""
 
 from __future__ import annotations
 
+import array
 import hashlib
 import random
 import sysconfig
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.errors import InvalidInput, TokenizerFileError
-from app.tokenizers import bpe_file, default_model
-from app.tokenizers.bpe import BPETokenizer, _merge_long, _merge_short, read_header
+from app.tokenizers import _bpe_core, bpe_file, default_model
+from app.tokenizers.bpe import BPETokenizer, read_header
 from app.tokenizers.files import load_tiktoken_ranks, read_verified
 from app.tokenizers.openai_encodings import CL100K_PATTERN, ENDOFTEXT, O200K_PATTERN, OPENAI_ENCODINGS
 
@@ -125,20 +128,133 @@ def test_tiny_hand_checked_model():
     assert tokenizer.id_to_bytes(257) == b"aaa"
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.integers(97, 100), min_size=2, max_size=80))
-def test_heap_merge_equals_rescanning_merge(small, ids):
-    merges = {(97, 98): 256, (256, 99): 257, (97, 97): 258, (258, 258): 259, (99, 100): 260, (100, 97): 261}
-    assert _merge_long(list(ids), merges) == _merge_short(list(ids), merges)
-    model_ids = [ord(c) for c in "    def self.return(".encode().decode()] * 3
-    assert _merge_long(list(model_ids), small.merges) == _merge_short(list(model_ids), small.merges)
+# -- the C merge (_bpe_core.Merger) ---------------------------------------------------
+
+IDENTITY = bytes(range(256))
+TOY_PAIRS = [(97, 98), (256, 99), (97, 97), (258, 258), (99, 100), (100, 97)]  # ab, abc, aa, aaaa, cd, da
 
 
-def test_long_runs_merge_on_the_heap_like_short_ones(small):
+def lecture_encode(data: bytes, pairs: list[tuple[int, int]], byte_ids: bytes = IDENTITY) -> list[int]:
+    """The lecture's encode: merge the pair with the lowest new id everywhere, until no
+    adjacent pair has a merge. The reference for the C merge."""
+    merges = {pair: 256 + i for i, pair in enumerate(pairs)}  # (int, int) -> int
+    ids = [byte_ids[b] for b in data]
+    while len(ids) >= 2:
+        pair = min(zip(ids, ids[1:]), key=lambda p: merges.get(p, float("inf")))
+        if pair not in merges:
+            break
+        out, i = [], 0
+        while i < len(ids):
+            if ids[i : i + 2] == list(pair):
+                out.append(merges[pair])
+                i += 2
+            else:
+                out.append(ids[i])
+                i += 1
+        ids = out
+    return ids
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200).map(lambda b: bytes(97 + x % 4 for x in b)))
+def test_c_merge_equals_the_lecture_encode(data):
+    # up to 200 bytes: both the rescanning merge (<= 64 ids) and the heap merge
+    assert _bpe_core.Merger(IDENTITY, TOY_PAIRS).merge(data) == lecture_encode(data, TOY_PAIRS)
+
+
+@pytest.mark.parametrize("length", [0, 1, 2, 63, 64, 65, 4095, 4096, 10_000])
+@pytest.mark.parametrize("byte", [b"a", b"x"])  # "a" has merges, "x" none
+def test_c_merge_on_runs_of_one_byte(length, byte):
+    data = byte * length
+    assert _bpe_core.Merger(IDENTITY, TOY_PAIRS).merge(data) == lecture_encode(data, TOY_PAIRS)
+
+
+def test_c_merge_edge_cases_on_cl100k(ours, reference):
+    merger = ours._merger
+    assert merger.merge(b"") == [] and merger.encode_chunks([""], {}, 10) == []
+    assert merger.merge(b"!") == reference.encode_ordinary("!") == [0]
+    for data in [b" hello", b"                ", b"\n\n"]:  # each is one cl100k token
+        assert merger.merge(data) == [reference.encode_single_token(data)]
+    for data in [b"a" * 10_000, b" " * 10_000, "é".encode() * 5000]:
+        assert merger.merge(data) == reference.encode_ordinary(data.decode())
+    assert merger.merge(bytearray(b"hello")) == merger.merge(memoryview(b"hello")) == merger.merge(b"hello")
+
+
+def test_c_merge_with_permuted_byte_ids():
+    byte_ids = bytes(reversed(range(256)))  # byte b has id 255 - b
+    pairs = [(255 - 97, 255 - 98), (256, 255 - 99)]
+    for data in [b"abcabc", b"ab" * 50 + b"c", b"cba"]:
+        assert _bpe_core.Merger(byte_ids, pairs).merge(data) == lecture_encode(data, pairs, byte_ids)
+
+
+def test_encode_chunks_fills_the_cache_up_to_its_limit():
+    merger = _bpe_core.Merger(IDENTITY, TOY_PAIRS)
+    chunks = ["abc", "aaaa", "d", "abc", "é\ud800", "cd"]  # a lone surrogate is encoded with surrogatepass
+    expected = [i for c in chunks for i in lecture_encode(c.encode("utf-8", "surrogatepass"), TOY_PAIRS)]
+    cache: dict = {}
+    assert merger.encode_chunks(chunks, cache, 4) == expected
+    unpacked = {chunk: array.array("i", packed).tolist() for chunk, packed in cache.items()}  # native int32s
+    assert unpacked == {"abc": [257], "aaaa": [259], "d": [100], "é\ud800": [195, 169, 237, 160, 128]}
+    assert merger.encode_chunks(chunks, cache, 4) == expected  # now partly from the cache
+    assert merger.encode_chunks(chunks, {}, 0) == expected  # no cache at all
+    assert merger.encode_chunks(chunks, {}, 100) == expected
+
+
+def test_merger_refuses_bad_input():
+    with pytest.raises(ValueError, match="256 bytes"):
+        _bpe_core.Merger(b"\x00" * 256, [])
+    with pytest.raises(ValueError, match="256 bytes"):
+        _bpe_core.Merger(IDENTITY[:255], [])
+    with pytest.raises(ValueError, match=r"pair 1 \(300, 1\) does not build on earlier ids"):
+        _bpe_core.Merger(IDENTITY, [(1, 2), (300, 1)])
+    with pytest.raises(ValueError, match="merged twice"):
+        _bpe_core.Merger(IDENTITY, [(1, 2), (1, 2)])
+    with pytest.raises(TypeError, match="pair 0"):
+        _bpe_core.Merger(IDENTITY, [(1, 2, 3)])
+    merger = _bpe_core.Merger(IDENTITY, TOY_PAIRS)
+    with pytest.raises(TypeError, match="chunks must be str"):
+        merger.encode_chunks(["ab", b"ab"], {}, 10)
+    for bad_value in [(256,), b"\x01\x01\x00"]:
+        with pytest.raises(TypeError, match="ids packed as int32 bytes"):
+            merger.encode_chunks(["ab"], {"ab": bad_value}, 10)
+    with pytest.raises(ValueError, match="id 999"):
+        merger.encode_chunks(["ab"], {"ab": array.array("i", [999]).tobytes()}, 10)
+    with pytest.raises(TypeError):
+        merger.merge("text, not bytes")
+
+
+def test_unrecoverable_ranks_name_the_token():
+    ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"xyz": 257}
+    with pytest.raises(InvalidInput, match=r"token b'xyz' \(rank 257\) is not the merge of two"):
+        BPETokenizer.from_tiktoken_ranks(ranks, "gpt4", {}, "bad")
+    assert _bpe_core.recover_merges(IDENTITY, [b"ab", b"xyz"]) == [(97, 98)]
+    with pytest.raises(InvalidInput, match="256 single bytes first"):
+        BPETokenizer.from_tiktoken_ranks({bytes([b]): b for b in range(200)}, "gpt4", {}, "short")
+
+
+def test_threads_encoding_long_chunks_at_once_agree(ours, reference):
+    # chunks of >= 4096 bytes are merged without the GIL; the cache is shared
+    texts = ["a" * 20_000, " " * 9000 + "b", "x" * 5000 + " y" * 3000, "é" * 6000]
+    expected = [reference.encode_ordinary(text) for text in texts]
+    results: dict[int, bool] = {}
+
+    def run(k: int) -> None:
+        results[k] = all(ours.encode(texts[(k + j) % 4]) == expected[(k + j) % 4] for j in range(8))
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == {0: True, 1: True, 2: True, 3: True}
+
+
+def test_tiny_trained_model_equals_the_lecture_encode(small):
+    pairs = list(small.merges)
     for text in ["a" * 3000, "  " * 1500, "ab" * 1000 + "c", " self.x = self.y\n" * 100]:
         ids = small.encode(text)
         assert small.decode(ids) == text
-        assert ids == [i for chunk in small._split(text) for i in _merge_short(list(chunk.encode()), small.merges)]
+        assert ids == [i for chunk in small._split(text) for i in lecture_encode(chunk.encode(), pairs)]
     assert small.decode(small.encode("a" * 100_000)) == "a" * 100_000  # cl100k's ids: test_cl100k_ids_equal_tiktoken
 
 

@@ -1,6 +1,7 @@
-/* The BPE training merge loop, in C: app.tokenizers._bpe_core.merge_loop.
+/* tokenprism's BPE in C: the training merge loop and the encoder's merge.
+ * Built as app.tokenizers._bpe_core by setup.py (`pip install -e .`).
  *
- * merge_loop(chunks: list[bytes], weights: list[int], num_merges: int, progress)
+ * Training -- merge_loop(chunks: list[bytes], weights: list[int], num_merges: int, progress)
  *     -> list[tuple[int, int]]
  *
  * `chunks` are the distinct pre-token chunks (UTF-8) in order of first appearance and
@@ -16,7 +17,14 @@
  * counts of the pairs around each merge site. The GIL is released except to call
  * `progress(merges_done, num_merges)` after each merge.
  *
- * Left out: pre-tokenization, special tokens, anything about encoding.
+ * Encoding -- Merger(byte_ids: bytes, pairs: list[tuple[int, int]]), an immutable merge
+ * table (pair i makes id 256 + i; byte_ids[b] is the id of byte b), with
+ *     .merge(data: bytes) -> list[int]          the ids of one chunk
+ *     .encode_chunks(chunks: list[str], cache: dict[str, bytes], limit: int) -> list[int]
+ * and recover_merges(byte_ids, tokens) -> the pairs behind tiktoken ranks. Described
+ * where they are defined, below the training code.
+ *
+ * Left out: pre-tokenization (the caller splits text) and special tokens.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -403,12 +411,550 @@ done:
     return result;
 }
 
-static PyMethodDef methods[] = {
-    {"merge_loop", merge_loop, METH_VARARGS,
-     "merge_loop(chunks, weights, num_merges, progress) -> the merged pairs, in order"},
+/* ==== Encoding ===========================================================================
+ *
+ * A chunk's bytes become ids through byte_ids; then, as long as some adjacent pair has a
+ * merge, the pair whose merge has the lowest rank (= the lowest new id) is merged, the
+ * leftmost one on ties. This is tiktoken's rule, so models recovered from its ranks give
+ * its ids. Short chunks rescan an array of pair ranks (quadratic, but tiny and cache
+ * friendly); long ones use a min-heap of (rank, position) over a linked list of positions,
+ * O(n log n), skipping heap entries whose pair has changed since they were pushed.
+ */
+
+#define NO_MERGE INT32_MAX     /* the rank of a pair that has no merge */
+#define SHORT_CHUNK 64         /* ids; longer chunks are merged on the heap */
+#define NOGIL_MIN 4096         /* ids; merging at least this many releases the GIL */
+#define EMPTY_KEY UINT64_MAX   /* a free hash slot (no pair of ids < 2**31 has this key) */
+
+typedef struct {
+    uint64_t key; /* left << 32 | right */
+    int32_t id;   /* the id the merge makes, which is also its rank */
+} Slot;
+
+/* Open-addressing hash table (linear probing, at most half full) of the merges. */
+typedef struct {
+    int32_t byte_ids[256];
+    Slot *slots;
+    int bits;
+    int32_t n_merges; /* merge i makes id 256 + i */
+} Table;
+
+static inline uint64_t merge_key(int32_t left, int32_t right) {
+    return ((uint64_t)(uint32_t)left << 32) | (uint32_t)right;
+}
+
+static inline uint64_t key_slot(uint64_t key, int bits) {
+    return (key * 0x9E3779B97F4A7C15ull) >> (64 - bits);
+}
+
+/* The id (= rank) that merging (left, right) makes, or NO_MERGE. */
+static inline int32_t table_get(const Table *t, int32_t left, int32_t right) {
+    uint64_t key = merge_key(left, right), mask = ((uint64_t)1 << t->bits) - 1;
+    for (uint64_t h = key_slot(key, t->bits);; h = (h + 1) & mask) {
+        if (t->slots[h].key == key) return t->slots[h].id;
+        if (t->slots[h].key == EMPTY_KEY) return NO_MERGE;
+    }
+}
+
+static int table_resize(Table *t, int bits) {
+    Slot *slots = malloc(sizeof(Slot) << bits);
+    if (!slots) return -1;
+    memset(slots, 0xff, sizeof(Slot) << bits); /* every key EMPTY_KEY */
+    uint64_t mask = ((uint64_t)1 << bits) - 1;
+    for (uint64_t old = 0; t->slots && old < ((uint64_t)1 << t->bits); old++) {
+        if (t->slots[old].key == EMPTY_KEY) continue;
+        uint64_t h = key_slot(t->slots[old].key, bits);
+        while (slots[h].key != EMPTY_KEY) h = (h + 1) & mask;
+        slots[h] = t->slots[old];
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->bits = bits;
+    return 0;
+}
+
+/* An empty table; `byte_ids` must be 256 bytes, a permutation of 0..255. Sets a Python
+ * error and returns -1 on failure (nothing to free then). */
+static int table_init(Table *t, const Py_buffer *byte_ids) {
+    memset(t, 0, sizeof *t);
+    int seen[256] = {0};
+    const unsigned char *b = byte_ids->buf;
+    for (Py_ssize_t i = 0; i < byte_ids->len && i < 256; i++) seen[b[i]]++;
+    for (int i = 0; i < 256; i++)
+        if (byte_ids->len != 256 || seen[i] != 1) {
+            PyErr_SetString(PyExc_ValueError, "byte_ids must be 256 bytes, each of 0..255 once");
+            return -1;
+        }
+    for (int i = 0; i < 256; i++) t->byte_ids[i] = b[i];
+    if (table_resize(t, 10) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+/* Add merge (left, right) -> 256 + n_merges. Returns 0; 1 if the pair already has a
+ * merge (nothing added); -1 when out of memory (no Python error set: callable without
+ * the GIL). The caller checks that left and right are below the new id. */
+static int table_add(Table *t, int32_t left, int32_t right) {
+    if (table_get(t, left, right) != NO_MERGE) return 1;
+    if ((uint64_t)(t->n_merges + 1) * 2 > ((uint64_t)1 << t->bits) && table_resize(t, t->bits + 1) < 0)
+        return -1;
+    uint64_t key = merge_key(left, right), mask = ((uint64_t)1 << t->bits) - 1;
+    uint64_t h = key_slot(key, t->bits);
+    while (t->slots[h].key != EMPTY_KEY) h = (h + 1) & mask;
+    t->slots[h].key = key;
+    t->slots[h].id = 256 + t->n_merges++;
+    return 0;
+}
+
+/* Merge ids[0..n) in place by rescanning (n <= SHORT_CHUNK); returns the new length. */
+static Py_ssize_t merge_short(const Table *t, int32_t *ids, Py_ssize_t n) {
+    int32_t ranks[SHORT_CHUNK]; /* i -> rank of (ids[i], ids[i + 1]); n - 1 of them */
+    for (Py_ssize_t i = 0; i + 1 < n; i++) ranks[i] = table_get(t, ids[i], ids[i + 1]);
+    while (n > 1) {
+        Py_ssize_t i = 0;
+        for (Py_ssize_t k = 1; k + 1 < n; k++)
+            if (ranks[k] < ranks[i]) i = k; /* strict: the leftmost lowest */
+        int32_t new_id = ranks[i];
+        if (new_id == NO_MERGE) break;
+        /* ids[i], ids[i + 1] -> new_id; pair i + 1 goes with the right id */
+        ids[i] = new_id;
+        memmove(ids + i + 1, ids + i + 2, sizeof *ids * (size_t)(n - i - 2));
+        memmove(ranks + i, ranks + i + 1, sizeof *ranks * (size_t)(n - i - 2));
+        n--;
+        if (i > 0) ranks[i - 1] = table_get(t, ids[i - 1], new_id);
+        if (i + 1 < n) ranks[i] = table_get(t, new_id, ids[i + 1]);
+    }
+    return n;
+}
+
+/* Min-heap of (rank << 32 | position): ordered by rank, then leftmost position. */
+static void heap_sift_down(uint64_t *heap, size_t n, size_t i) {
+    uint64_t e = heap[i];
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= n) break;
+        if (child + 1 < n && heap[child + 1] < heap[child]) child++;
+        if (heap[child] >= e) break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    heap[i] = e;
+}
+
+static void heap_add(uint64_t *heap, size_t *n, uint64_t e) {
+    size_t i = (*n)++;
+    while (i > 0 && heap[(i - 1) / 2] > e) {
+        heap[i] = heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    heap[i] = e;
+}
+
+/* Merge ids[0..n) in place on the heap (2 <= n < INT32_MAX); returns the new length, or
+ * -1 when out of memory. Needs no Python object, so it can run without the GIL. */
+static Py_ssize_t merge_long(const Table *t, int32_t *ids, Py_ssize_t n) {
+    int32_t *next = malloc(sizeof *next * (size_t)n); /* position -> next live one (n: none) */
+    int32_t *prev = malloc(sizeof *prev * (size_t)n); /* position -> previous live one (-1: none) */
+    uint64_t *heap = malloc(sizeof *heap * 3 * (size_t)n); /* n - 1 pairs + 2 per merge */
+    size_t heap_n = 0;
+    Py_ssize_t out = -1;
+    if (!next || !prev || !heap) goto done;
+    for (int32_t i = 0; i < n; i++) {
+        next[i] = i + 1;
+        prev[i] = i - 1;
+        int32_t r = i + 1 < n ? table_get(t, ids[i], ids[i + 1]) : NO_MERGE;
+        if (r != NO_MERGE) heap[heap_n++] = (uint64_t)r << 32 | (uint32_t)i;
+    }
+    for (size_t i = heap_n / 2; i-- > 0;) heap_sift_down(heap, heap_n, i);
+    while (heap_n > 0) {
+        uint64_t top = heap[0];
+        heap[0] = heap[--heap_n];
+        heap_sift_down(heap, heap_n, 0);
+        int32_t rank = (int32_t)(top >> 32), i = (int32_t)(uint32_t)top;
+        /* stale unless position i is live and its pair still merges into `rank` */
+        if (ids[i] < 0 || next[i] == n || table_get(t, ids[i], ids[next[i]]) != rank) continue;
+        int32_t j = next[i], k = next[j];
+        ids[i] = rank;
+        ids[j] = -1; /* merged into its left neighbour */
+        next[i] = k;
+        if (k != n) {
+            prev[k] = i;
+            int32_t r = table_get(t, rank, ids[k]);
+            if (r != NO_MERGE) heap_add(heap, &heap_n, (uint64_t)r << 32 | (uint32_t)i);
+        }
+        int32_t h = prev[i];
+        if (h >= 0) {
+            int32_t r = table_get(t, ids[h], rank);
+            if (r != NO_MERGE) heap_add(heap, &heap_n, (uint64_t)r << 32 | (uint32_t)h);
+        }
+    }
+    out = 0;
+    for (int32_t p = 0; p != n; p = next[p]) ids[out++] = ids[p];
+done:
+    free(next);
+    free(prev);
+    free(heap);
+    return out;
+}
+
+/* Merge ids[0..n) in place; the new length, or -1 when out of memory (no error set). */
+static Py_ssize_t merge_ids(const Table *t, int32_t *ids, Py_ssize_t n) {
+    if (n < 2) return n;
+    return n <= SHORT_CHUNK ? merge_short(t, ids, n) : merge_long(t, ids, n);
+}
+
+/* Translate `len` bytes into ids (through byte_ids) and merge them, releasing the GIL
+ * for long ones (the table is immutable, `ids` is the caller's). Called with the GIL;
+ * returns the new length, or -1 with a Python error set. */
+static Py_ssize_t merge_bytes(const Table *t, const unsigned char *data, Py_ssize_t len, int32_t *ids) {
+    if (len >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "a chunk is longer than 2**31 bytes");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < len; i++) ids[i] = t->byte_ids[data[i]];
+    Py_ssize_t n;
+    if (len < NOGIL_MIN) {
+        n = merge_ids(t, ids, len);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        n = merge_ids(t, ids, len);
+        Py_END_ALLOW_THREADS
+    }
+    if (n < 0) PyErr_NoMemory();
+    return n;
+}
+
+/* A growable int32 buffer for one chunk's ids. */
+typedef struct {
+    int32_t *v;
+    Py_ssize_t cap;
+} Scratch;
+
+/* Room for `len` ids (never NULL for len 0), or NULL with MemoryError set. */
+static int32_t *scratch_for(Scratch *s, Py_ssize_t len) {
+    if (len > s->cap || !s->v) {
+        Py_ssize_t cap = len > 2 * s->cap ? len : 2 * s->cap;
+        int32_t *v = realloc(s->v, sizeof *v * (size_t)(cap ? cap : 1));
+        if (!v) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    return s->v;
+}
+
+/* ---- the Merger type ---- */
+
+typedef struct {
+    PyObject_HEAD
+    Table table;          /* never changed after Merger() returns */
+    PyObject **id_ints;   /* id -> its Python int, shared by every result */
+    Py_ssize_t n_ids;     /* 256 + the number of merges */
+} Merger;
+
+static void Merger_dealloc(Merger *self) {
+    free(self->table.slots);
+    for (Py_ssize_t i = 0; self->id_ints && i < self->n_ids; i++) Py_XDECREF(self->id_ints[i]);
+    PyMem_Free(self->id_ints);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Merger_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"byte_ids", "pairs", NULL};
+    Py_buffer byte_ids;
+    PyObject *pairs;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*O!:Merger", keywords, &byte_ids, &PyList_Type, &pairs))
+        return NULL;
+    Merger *self = (Merger *)type->tp_alloc(type, 0);
+    if (!self) goto fail;
+    if (table_init(&self->table, &byte_ids) < 0) goto fail;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(pairs); i++) {
+        PyObject *pair = PyList_GET_ITEM(pairs, i);
+        int left, right, parsed;
+        Py_INCREF(pair); /* parsing may run Python code (__index__) that changes the list */
+        parsed = PyTuple_Check(pair) && PyArg_ParseTuple(pair, "ii", &left, &right);
+        Py_DECREF(pair);
+        if (!parsed) {
+            PyErr_Format(PyExc_TypeError, "pair %zd is not a tuple of two ints", i);
+            goto fail;
+        }
+        int64_t new_id = 256 + (int64_t)i;
+        if (new_id >= INT32_MAX || left < 0 || right < 0 || left >= new_id || right >= new_id) {
+            PyErr_Format(PyExc_ValueError, "pair %zd (%d, %d) does not build on earlier ids", i, left, right);
+            goto fail;
+        }
+        int added = table_add(&self->table, left, right);
+        if (added < 0) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        if (added == 1) {
+            PyErr_Format(PyExc_ValueError, "pair %zd (%d, %d) is merged twice", i, left, right);
+            goto fail;
+        }
+    }
+    self->n_ids = 256 + (Py_ssize_t)self->table.n_merges;
+    self->id_ints = PyMem_Calloc((size_t)self->n_ids, sizeof(PyObject *));
+    if (!self->id_ints) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < self->n_ids; i++)
+        if (!(self->id_ints[i] = PyLong_FromSsize_t(i))) goto fail;
+    PyBuffer_Release(&byte_ids);
+    return (PyObject *)self;
+fail:
+    PyBuffer_Release(&byte_ids);
+    Py_XDECREF(self); /* its dealloc frees the table */
+    return NULL;
+}
+
+static PyObject *Merger_merge(Merger *self, PyObject *arg) {
+    Py_buffer data;
+    if (PyObject_GetBuffer(arg, &data, PyBUF_SIMPLE) < 0) return NULL;
+    PyObject *result = NULL;
+    int32_t *ids = malloc(sizeof *ids * (size_t)(data.len ? data.len : 1));
+    if (!ids) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t n = merge_bytes(&self->table, data.buf, data.len, ids);
+    if (n < 0) goto done;
+    result = PyList_New(n);
+    for (Py_ssize_t i = 0; result && i < n; i++) {
+        Py_INCREF(self->id_ints[ids[i]]);
+        PyList_SET_ITEM(result, i, self->id_ints[ids[i]]);
+    }
+done:
+    free(ids);
+    PyBuffer_Release(&data);
+    return result;
+}
+
+/* The ids of one chunk (a str, UTF-8 encoded with surrogatepass) as its cache value: a
+ * bytes object of native int32s. Not a tuple of ints: a bytes object is not tracked by
+ * the cyclic GC, and allocating tracked objects sets off a collection every 700 of them,
+ * which walks the caller's list of a million chunks (a third of a cold pass's time). */
+static PyObject *chunk_ids(const Table *t, PyObject *chunk, Scratch *scratch) {
+    if (!PyUnicode_Check(chunk)) {
+        PyErr_Format(PyExc_TypeError, "chunks must be str, not %.100s", Py_TYPE(chunk)->tp_name);
+        return NULL;
+    }
+    PyObject *encoded = NULL;
+    const unsigned char *data;
+    Py_ssize_t len;
+    if (PyUnicode_IS_ASCII(chunk)) { /* its characters are its UTF-8 bytes */
+        data = PyUnicode_1BYTE_DATA(chunk);
+        len = PyUnicode_GET_LENGTH(chunk);
+    } else {
+        encoded = PyUnicode_AsEncodedString(chunk, "utf-8", "surrogatepass");
+        if (!encoded) return NULL;
+        data = (const unsigned char *)PyBytes_AS_STRING(encoded);
+        len = PyBytes_GET_SIZE(encoded);
+    }
+    int32_t *ids = scratch_for(scratch, len);
+    Py_ssize_t n = ids ? merge_bytes(t, data, len, ids) : -1;
+    Py_XDECREF(encoded);
+    if (n < 0) return NULL;
+    return PyBytes_FromStringAndSize((const char *)ids, n * (Py_ssize_t)sizeof *ids);
+}
+
+/* encode_chunks(chunks, cache, limit): the ids of every chunk, concatenated. `cache`
+ * maps chunk -> its ids (bytes, native int32s); a chunk not in it is merged and added
+ * while the cache holds fewer than `limit` chunks. All in one call, to spare the
+ * per-chunk Python loop. */
+static PyObject *Merger_encode_chunks(Merger *self, PyObject *args) {
+    PyObject *chunks, *cache;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "O!O!n:encode_chunks", &PyList_Type, &chunks, &PyDict_Type, &cache, &limit))
+        return NULL;
+    Scratch scratch = {NULL, 0};
+    PyObject **out = NULL; /* owned references to the ids so far */
+    Py_ssize_t n_out = 0, cap_out = 0;
+    PyObject *chunk = NULL, *packed = NULL, *result = NULL;
+    /* the list's length is read each time: another thread may change it while a long
+     * chunk is merged without the GIL */
+    for (Py_ssize_t c = 0; c < PyList_GET_SIZE(chunks); c++) {
+        chunk = PyList_GET_ITEM(chunks, c);
+        Py_INCREF(chunk);
+        packed = PyDict_GetItemWithError(cache, chunk);
+        if (packed) {
+            Py_INCREF(packed);
+        } else {
+            if (PyErr_Occurred()) goto fail;
+            packed = chunk_ids(&self->table, chunk, &scratch);
+            if (!packed) goto fail;
+            if (PyDict_GET_SIZE(cache) < limit && PyDict_SetItem(cache, chunk, packed) < 0) goto fail;
+        }
+        if (!PyBytes_CheckExact(packed) || PyBytes_GET_SIZE(packed) % sizeof(int32_t)) {
+            PyErr_SetString(PyExc_TypeError, "the cache holds something other than ids packed as int32 bytes");
+            goto fail;
+        }
+        Py_ssize_t n = PyBytes_GET_SIZE(packed) / (Py_ssize_t)sizeof(int32_t);
+        if (n_out + n > cap_out) {
+            Py_ssize_t cap = 2 * cap_out > n_out + n ? 2 * cap_out : n_out + n + 1024;
+            PyObject **grown = PyMem_Realloc(out, sizeof *out * (size_t)cap);
+            if (!grown) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            out = grown;
+            cap_out = cap;
+        }
+        const char *bytes = PyBytes_AS_STRING(packed);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int32_t id;
+            memcpy(&id, bytes + i * (Py_ssize_t)sizeof id, sizeof id); /* bytes data need not be aligned */
+            if (id < 0 || id >= self->n_ids) {
+                PyErr_Format(PyExc_ValueError, "the cache holds id %d, which this model does not have", (int)id);
+                goto fail;
+            }
+            Py_INCREF(self->id_ints[id]);
+            out[n_out++] = self->id_ints[id];
+        }
+        Py_CLEAR(packed);
+        Py_CLEAR(chunk);
+    }
+    result = PyList_New(n_out);
+    if (!result) goto fail;
+    for (Py_ssize_t i = 0; i < n_out; i++) PyList_SET_ITEM(result, i, out[i]); /* steals */
+    n_out = 0;
+fail:
+    Py_XDECREF(chunk);
+    Py_XDECREF(packed);
+    for (Py_ssize_t i = 0; i < n_out; i++) Py_DECREF(out[i]);
+    PyMem_Free(out);
+    free(scratch.v);
+    return result;
+}
+
+static PyMethodDef Merger_methods[] = {
+    {"merge", (PyCFunction)Merger_merge, METH_O, "merge(data: bytes) -> list[int]: the ids of one chunk"},
+    {"encode_chunks", (PyCFunction)Merger_encode_chunks, METH_VARARGS,
+     "encode_chunks(chunks: list[str], cache: dict, limit: int) -> list[int]: the ids of all chunks, "
+     "taken from the cache (chunk -> ids as native int32 bytes) or merged and added to it while it holds "
+     "fewer than limit"},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_bpe_core", "The BPE training merge loop.", -1, methods};
+static PyTypeObject MergerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "app.tokenizers._bpe_core.Merger",
+    .tp_basicsize = sizeof(Merger),
+    .tp_dealloc = (destructor)Merger_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Merger(byte_ids: bytes, pairs: list[tuple[int, int]]): BPE merges (pair i makes id 256 + i), "
+              "byte_ids[b] the id of byte b",
+    .tp_methods = Merger_methods,
+    .tp_new = Merger_new,
+};
 
-PyMODINIT_FUNC PyInit__bpe_core(void) { return PyModule_Create(&module); }
+/* recover_merges(byte_ids, tokens): the merges behind tiktoken ranks. tokens[i] is the
+ * token of rank 256 + i; its pair is what merging its bytes with the pairs found so far
+ * (all of lower rank) leaves, which must be two ids. Stops at the first token that does
+ * not merge into two, so a shorter result names the bad token. The GIL is released for
+ * the loop (the tokens are copied first). */
+static PyObject *recover_merges(PyObject *module, PyObject *args) {
+    Py_buffer byte_ids;
+    PyObject *tokens;
+    if (!PyArg_ParseTuple(args, "y*O!:recover_merges", &byte_ids, &PyList_Type, &tokens)) return NULL;
+    Table t;
+    int table_ready = 0;
+    unsigned char *flat = NULL;
+    Py_ssize_t *starts = NULL; /* token i is flat[starts[i] .. starts[i + 1]) */
+    int32_t *ids = NULL, *pairs = NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n_tokens = PyList_GET_SIZE(tokens), total = 0, longest = 2, done = 0;
+    if (table_init(&t, &byte_ids) < 0) goto end;
+    table_ready = 1;
+    for (Py_ssize_t i = 0; i < n_tokens; i++) {
+        PyObject *token = PyList_GET_ITEM(tokens, i);
+        if (!PyBytes_Check(token)) {
+            PyErr_Format(PyExc_TypeError, "token %zd is not bytes", i);
+            goto end;
+        }
+        total += PyBytes_GET_SIZE(token);
+        if (PyBytes_GET_SIZE(token) > longest) longest = PyBytes_GET_SIZE(token);
+    }
+    if (n_tokens >= INT32_MAX - 256 || longest >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "too many or too long tokens");
+        goto end;
+    }
+    flat = malloc((size_t)total + 1);
+    starts = malloc(sizeof *starts * (size_t)(n_tokens + 1));
+    ids = malloc(sizeof *ids * (size_t)longest);
+    pairs = malloc(sizeof *pairs * 2 * (size_t)(n_tokens + 1));
+    if (!flat || !starts || !ids || !pairs) {
+        PyErr_NoMemory();
+        goto end;
+    }
+    starts[0] = 0;
+    for (Py_ssize_t i = 0; i < n_tokens; i++) {
+        PyObject *token = PyList_GET_ITEM(tokens, i);
+        memcpy(flat + starts[i], PyBytes_AS_STRING(token), (size_t)PyBytes_GET_SIZE(token));
+        starts[i + 1] = starts[i] + PyBytes_GET_SIZE(token);
+    }
+    int out_of_memory = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (; done < n_tokens; done++) {
+        Py_ssize_t len = starts[done + 1] - starts[done];
+        for (Py_ssize_t k = 0; k < len; k++) ids[k] = t.byte_ids[flat[starts[done] + k]];
+        Py_ssize_t n = merge_ids(&t, ids, len);
+        if (n < 0) out_of_memory = 1;
+        if (n != 2) break;
+        /* never 1 (already there): a pair made earlier would have merged these bytes into one id */
+        if (table_add(&t, ids[0], ids[1]) < 0) {
+            out_of_memory = 1;
+            break;
+        }
+        pairs[2 * done] = ids[0];
+        pairs[2 * done + 1] = ids[1];
+    }
+    Py_END_ALLOW_THREADS
+    if (out_of_memory) {
+        PyErr_NoMemory();
+        goto end;
+    }
+    result = PyList_New(done);
+    for (Py_ssize_t i = 0; result && i < done; i++) {
+        PyObject *pair = Py_BuildValue("(ii)", pairs[2 * i], pairs[2 * i + 1]);
+        if (!pair) Py_CLEAR(result);
+        else PyList_SET_ITEM(result, i, pair);
+    }
+end:
+    if (table_ready) free(t.slots);
+    free(flat);
+    free(starts);
+    free(ids);
+    free(pairs);
+    PyBuffer_Release(&byte_ids);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"merge_loop", merge_loop, METH_VARARGS,
+     "merge_loop(chunks, weights, num_merges, progress) -> the merged pairs, in order"},
+    {"recover_merges", recover_merges, METH_VARARGS,
+     "recover_merges(byte_ids: bytes, tokens: list[bytes]) -> the pairs behind tokens of rank 256, 257, ...; "
+     "shorter than tokens if one is not the merge of two lower-ranked tokens"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_bpe_core", "tokenprism's BPE in C: training merge loop and encoder merge.", -1, methods};
+
+PyMODINIT_FUNC PyInit__bpe_core(void) {
+    if (PyType_Ready(&MergerType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&MergerType);
+    if (PyModule_AddObject(m, "Merger", (PyObject *)&MergerType) < 0) {
+        Py_DECREF(&MergerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

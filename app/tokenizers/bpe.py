@@ -2,10 +2,11 @@
 
 A model is a split pattern, a table of the 256 byte ids, the merges in order and
 optional special tokens; the vocabulary is derived from the merges, never stored.
-Encoding splits text with the pattern, caches each chunk's ids, and merges a chunk by
-repeatedly applying the merge of lowest rank (its new id), on a heap over a linked list
-of positions when the chunk is long. The same class holds models trained here
-(`train`, see `bpe_train`), saved ones (`load`, see `bpe_file`) and models recovered from
+Encoding splits text with the pattern and hands the chunks to the C extension's
+`Merger` (`_bpe_core.c`), which takes each chunk's ids from a cache or merges the chunk
+by repeatedly applying the merge of lowest rank (its new id), leftmost first, on a heap
+over a linked list of positions when the chunk is long. The same class holds models
+trained here (`train`, see `bpe_train`), saved ones (`load`, see `bpe_file`) and models recovered from
 tiktoken ranks (`from_tiktoken_ranks`), which encode exactly as tiktoken does.
 
 Left out: normalisation, dropout, byte-fallback, and any I/O other than the model file.
@@ -13,9 +14,6 @@ Left out: normalisation, dropout, byte-fallback, and any I/O other than the mode
 
 from __future__ import annotations
 
-import heapq
-import sys
-from itertools import chain, repeat
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -28,13 +26,19 @@ from app.tokenizers.bpe_file import Header
 from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN
 from app.tokenizers.files import write_atomically
 
+try:
+    from app.tokenizers import _bpe_core
+except ImportError as error:
+    raise ImportError(
+        f"tokenprism's BPE is a C extension that is not built ({error}); "
+        "run `pip install -e .` (or `python setup.py build_ext --inplace`) in the repository"
+    ) from None
+
 PATTERNS = {"gpt2": GPT2_PATTERN, "gpt4": CL100K_PATTERN, "none": None}  # name -> regex (None: no split)
 CUSTOM_PATTERN = "custom"  # pattern_name of a model recovered with a regex that is not one of PATTERNS
 
-_SHORT_CHUNK = 24  # bytes; longer chunks are merged on a heap instead of by rescanning
-_CACHE_LIMIT = 100_000  # chunks; the cache is emptied when it grows past this
+_CACHE_LIMIT = 100_000  # chunks; the cache stops growing at this and is emptied by the next encode
 _IDENTITY = tuple(range(256))
-_NO_MERGE = sys.maxsize  # the rank of a pair that has no merge
 
 __all__ = ["BPETokenizer", "Header", "PATTERNS", "read_header"]
 
@@ -77,7 +81,7 @@ class BPETokenizer(Tokenizer):
         self.byte_ids = tuple(byte_ids)
         self._special_tokens = dict(special_tokens or {})  # str -> int
         self._vocab = _build_vocab(merges, self.byte_ids)  # id -> bytes
-        self._byte_table = bytes(self.byte_ids)  # byte -> its id, for bytes.translate
+        self._merger = _bpe_core.Merger(bytes(self.byte_ids), list(merges))  # checked by _build_vocab
         if len(set(self._special_tokens.values())) != len(self._special_tokens):
             raise InvalidInput(f"special tokens {self._special_tokens} share an id; give each its own")
         for token, token_id in self._special_tokens.items():
@@ -94,7 +98,7 @@ class BPETokenizer(Tokenizer):
             if self._special_tokens
             else None
         )
-        self._cache: dict[str, list[int]] = {}  # chunk -> its ids
+        self._cache: dict[str, bytes] = {}  # chunk -> its ids as native int32s, filled by the Merger
 
     # -- the Tokenizer interface -------------------------------------------------------
 
@@ -141,31 +145,10 @@ class BPETokenizer(Tokenizer):
     def encode_ordinary(self, text: str) -> list[int]:
         """Ids of `text`, special-token strings taken as plain text."""
         if self._split is None:
-            return self._merge(text.encode("utf-8", errors="surrogatepass"))
-        chunks = self._split(text)
-        cache = self._cache
-        try:
-            return list(chain.from_iterable(map(cache.__getitem__, chunks)))
-        except KeyError:
-            pass
-        if len(cache) > _CACHE_LIMIT:
-            cache.clear()
-        for chunk in set(chunks).difference(cache):
-            cache[chunk] = self._merge(chunk.encode("utf-8", errors="surrogatepass"))
-        try:
-            return list(chain.from_iterable(map(cache.__getitem__, chunks)))
-        except KeyError:  # another thread emptied the cache meanwhile
-            return [i for chunk in chunks for i in self._merge(chunk.encode("utf-8", errors="surrogatepass"))]
-
-    # -- merging one chunk ---------------------------------------------------------------
-
-    def _merge(self, data: bytes) -> list[int]:
-        ids = list(data.translate(self._byte_table))
-        if len(ids) < 2:
-            return ids
-        if len(ids) <= _SHORT_CHUNK:
-            return _merge_short(ids, self.merges)
-        return _merge_long(ids, self.merges)
+            return self._merger.merge(text.encode("utf-8", errors="surrogatepass"))
+        if len(self._cache) >= _CACHE_LIMIT:
+            self._cache.clear()
+        return self._merger.encode_chunks(self._split(text), self._cache, _CACHE_LIMIT)
 
     # -- training, saving, loading ---------------------------------------------------------
 
@@ -215,17 +198,17 @@ class BPETokenizer(Tokenizer):
         except InvalidInput:
             pattern_name, pattern_regex = CUSTOM_PATTERN, pattern
         by_rank = sorted(ranks, key=ranks.__getitem__)
-        if [ranks[t] for t in by_rank] != list(range(len(ranks))) or any(len(t) != 1 for t in by_rank[:256]):
+        if (len(by_rank) < 256 or [ranks[t] for t in by_rank] != list(range(len(ranks)))
+                or any(len(t) != 1 for t in by_rank[:256])):
             raise InvalidInput(f"ranks for {name!r} must be 0..n-1 with the 256 single bytes first; these are not")
         byte_ids = [0] * 256
         for rank, token in enumerate(by_rank[:256]):
             byte_ids[token[0]] = rank
-        merges: dict[tuple[int, int], int] = {}
-        for rank in range(256, len(by_rank)):
-            parts = _merge_short([byte_ids[b] for b in by_rank[rank]], merges)
-            if len(parts) != 2:
-                raise InvalidInput(f"token {by_rank[rank]!r} (rank {rank}) is not the merge of two lower-ranked tokens")
-            merges[(parts[0], parts[1])] = rank
+        pairs = _bpe_core.recover_merges(bytes(byte_ids), by_rank[256:])
+        if len(pairs) < len(by_rank) - 256:
+            rank = 256 + len(pairs)
+            raise InvalidInput(f"token {by_rank[rank]!r} (rank {rank}) is not the merge of two lower-ranked tokens")
+        merges = {pair: 256 + i for i, pair in enumerate(pairs)}
         return cls(merges, pattern_name=pattern_name, special_tokens=special_tokens, name=name,
                    byte_ids=byte_ids, pattern_regex=pattern_regex)
 
@@ -287,58 +270,3 @@ def _build_vocab(merges: dict[tuple[int, int], int], byte_ids: Sequence[int]) ->
             raise InvalidInput(f"merge {expected - 256} ({left}, {right}) -> {token_id} does not build on earlier ids")
         vocab[token_id] = vocab[left] + vocab[right]
     return vocab
-
-
-def _merge_short(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int]:
-    """Apply merges to `ids`, lowest new id first, leftmost first, keeping the rank of
-    every adjacent pair in a list (quadratic in the worst case: for short chunks)."""
-    get = merges.get
-    ranks = list(map(get, zip(ids, ids[1:]), repeat(_NO_MERGE)))  # i -> new id of (ids[i], ids[i+1])
-    while ranks:
-        new_id = min(ranks)
-        if new_id == _NO_MERGE:
-            break
-        i = ranks.index(new_id)
-        ids[i : i + 2] = (new_id,)
-        del ranks[i]
-        if i > 0:
-            ranks[i - 1] = get((ids[i - 1], new_id), _NO_MERGE)
-        if i < len(ranks):
-            ranks[i] = get((new_id, ids[i + 1]), _NO_MERGE)
-    return ids
-
-
-def _merge_long(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int]:
-    """The same result as `_merge_short` in O(n log n): a heap of (new id, position) over
-    a linked list of positions; ties go to the leftmost position, stale entries are skipped."""
-    get = merges.get
-    n = len(ids)
-    values: list[int | None] = list(ids)  # position -> id, None once merged into its left neighbour
-    after = list(range(1, n + 1))  # position -> next live position (n: none)
-    before = list(range(-1, n - 1))  # position -> previous live position (-1: none)
-    heap = [(r, i) for i in range(n - 1) if (r := get((ids[i], ids[i + 1]))) is not None]
-    heapq.heapify(heap)
-    pop, push = heapq.heappop, heapq.heappush
-    while heap:
-        new_id, i = pop(heap)
-        left = values[i]
-        if left is None:
-            continue
-        j = after[i]
-        if j == n or get((left, values[j])) != new_id:
-            continue
-        values[i] = new_id
-        values[j] = None
-        k = after[j]
-        after[i] = k
-        if k != n:
-            before[k] = i
-            r = get((new_id, values[k]))
-            if r is not None:
-                push(heap, (r, i))
-        h = before[i]
-        if h >= 0:
-            r = get((values[h], new_id))
-            if r is not None:
-                push(heap, (r, h))
-    return [v for v in values if v is not None]
