@@ -16,6 +16,7 @@ from pathlib import Path
 from app.errors import InvalidInput, TokenprismError
 from app.settings import get_settings
 from app.tokenizers.registry import get_registry
+from app.tokenizers.tokens import parse_ids
 
 EXIT_USAGE = 2
 
@@ -64,15 +65,7 @@ def cmd_encode(args) -> None:
 
 def cmd_decode(args) -> None:
     tokenizer = get_registry().get(args.tokenizer)
-    raw = read_text(args.file).strip()
-    try:
-        ids = json.loads(raw)
-    except json.JSONDecodeError:
-        ids = [part for part in raw.replace(",", " ").split()]
-        ids = [int(part) if part.lstrip("-").isdigit() else part for part in ids]
-    if not isinstance(ids, list):
-        raise CliError("decode reads a JSON array of ids, like [9906, 1917]; or ids separated by spaces")
-    tokenizer.validate_ids(ids)
+    ids = tokenizer.validate_ids(parse_ids(read_text(args.file)))
     write_text(tokenizer.decode(ids))
 
 

@@ -110,7 +110,7 @@ def test_count_table_and_json(cli_data, tmp_path):
         (["decode", "-t", "gpt2"], b"[1, 99999999]", "token id 99999999 at position 1"),
         (["decode", "-t", "gpt2"], b"[1, true]", "True, not an integer"),
         (["decode", "-t", "cl100k_base"], b"[100256]", "not in cl100k_base's vocabulary"),
-        (["decode", "-t", "gpt2"], b'{"ids": 1}', "JSON array"),
+        (["decode", "-t", "gpt2"], b'{"ids": 1}', "write them as [15339, 1917]"),
         (["train", "/no/corpus", "--vocab-size", "300", "--name", "x"], b"", "no such file"),
         (["train", "-", "--vocab-size", "300", "--name", "cl100k_base"], b"abc", "built-in"),
         (["train", "-", "--vocab-size", "300", "--name", "Bad Name!"], b"abc", "not allowed"),

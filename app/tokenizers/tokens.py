@@ -10,9 +10,13 @@ nor about HTML.
 from __future__ import annotations
 
 import codecs
+import json
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import NamedTuple
+
+from app.errors import BadTokenId
 
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: never start a character
 
@@ -194,3 +198,26 @@ def text_stats(text: str, token_count: int) -> Stats:
         bytes=len(text.encode("utf-8")),
         words=len(text.split()),
     )
+
+
+def parse_ids(raw: str) -> list[object]:
+    """Ids typed by a person: a JSON array, or numbers separated by spaces or commas.
+
+    Whatever is not a whole number stays as it was written (`"abc"`, `1.5`), so the
+    engine's check names it and its position."""
+    raw = raw.strip()
+    if not raw:
+        return []
+    if raw.startswith(("[", "{")):
+        try:
+            value = json.loads(raw)
+        except ValueError as error:
+            raise BadTokenId(
+                f"the ids are not a valid JSON array ({error.msg}, at character {error.pos + 1}); "
+                "write them as [15339, 1917] or as 15339 1917"
+            ) from None
+        if not isinstance(value, list):
+            raise BadTokenId("the ids are not a JSON array; write them as [15339, 1917] or as 15339 1917")
+        return value
+    items = [item for item in re.split(r"[\s,;]+", raw) if item]
+    return [int(item) if re.fullmatch(r"[+-]?\d{1,30}", item) else item for item in items]

@@ -14,8 +14,6 @@ Routers stay thin: parse the request into a state, call `engine_calls`, render.
 from __future__ import annotations
 
 import hashlib
-import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,7 +22,8 @@ from urllib.parse import quote, urlencode, urlsplit
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 
-from app.errors import BadTokenId, TokenprismError
+from app.errors import TokenprismError
+from app.tokenizers.tokens import parse_ids
 from app.settings import Settings
 from app.tokenizers.base import KINDS
 from app.tokenizers.registry import Registry
@@ -205,29 +204,6 @@ def respond(request: Request, template: str, fragment: str, context: dict, statu
 
 # ---------------------------------------------------------------------------------------
 # The playground.
-
-
-def parse_ids(raw: str) -> list[object]:
-    """Ids typed by a person: a JSON array, or numbers separated by spaces or commas.
-
-    Whatever is not a whole number stays as it was written (`"abc"`, `1.5`), so the
-    engine's check names it and its position."""
-    raw = raw.strip()
-    if not raw:
-        return []
-    if raw.startswith("["):
-        try:
-            value = json.loads(raw)
-        except ValueError as error:
-            raise BadTokenId(
-                f"the ids are not a valid JSON array ({error.msg}, at character {error.pos + 1}); "
-                "write them as [15339, 1917] or as 15339 1917"
-            ) from None
-        if not isinstance(value, list):
-            raise BadTokenId("the ids are not a JSON array; write them as [15339, 1917] or as 15339 1917")
-        return value
-    items = [item for item in re.split(r"[\s,;]+", raw) if item]
-    return [int(item) if re.fullmatch(r"[+-]?\d{1,30}", item) else item for item in items]
 
 
 def sample_hint(text: str) -> str | None:

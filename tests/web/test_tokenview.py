@@ -1,0 +1,64 @@
+"""Fast checks of what the pages draw, without a browser: escaping and id parsing."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.errors import BadTokenId
+from app.tokenizers.tokens import parse_ids
+from app.web.tokenview import render_decoded, render_text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['"><img src=x onerror=alert(1)>', "<script>alert(1)</script>", "{{7*7}}", "&lt;b&gt;", "a'b\"c"],
+)
+def test_user_text_is_escaped(text):
+    html = str(render_text(text))
+    assert "<img" not in html and "<script" not in html
+    assert html.replace("&#34;", '"').replace("&#39;", "'").replace("&lt;", "<").replace("&gt;", ">").replace(
+        "&amp;", "&"
+    ) == text
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u200b", "\u2066", "\ufeff", "\x00", "\x1b", "\x85", "\u2028"])
+def test_hidden_characters_always_show_as_escapes(char):
+    html = str(render_text(f"a{char}b"))
+    assert char not in html
+    assert f"\\u{ord(char):04x}" in html
+
+
+def test_whitespace_marks_only_when_asked():
+    assert "·" not in str(render_text("a b\tc\n"))
+    shown = str(render_text("a b\tc\n", show_ws=True))
+    assert "·" in shown and "→" in shown and "↵" in shown
+
+
+def test_emoji_sequences_keep_their_joiners():
+    family = "👨\u200d👩\u200d👧"
+    assert family in str(render_text(f"x {family} y"))
+
+
+def test_decoded_replacement_characters_are_marked():
+    html = str(render_decoded("a\ufffdb"))
+    assert 'class="esc bad"' in html and html.startswith("a") and html.endswith("b")
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("[1, 2, 3]", [1, 2, 3]),
+        ("1 2,3;4", [1, 2, 3, 4]),
+        ("  ", []),
+        ("1 abc 1.5 -2", [1, "abc", "1.5", -2]),
+        ("[1, true, 2.5]", [1, True, 2.5]),
+    ],
+)
+def test_parse_ids_keeps_bad_values_for_the_check_to_name(raw, expected):
+    assert parse_ids(raw) == expected
+
+
+@pytest.mark.parametrize("raw", ["[1, 2", '{"ids": [1]}', "[1]]"])
+def test_parse_ids_rejects_broken_json_with_a_fix(raw):
+    with pytest.raises(BadTokenId, match=r"\[15339, 1917\]"):
+        parse_ids(raw)
