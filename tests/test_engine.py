@@ -24,6 +24,7 @@ TRICKY = {
     "controls": "nul\x00 bell\x07 esc\x1b del\x7f c1\x85",
     "cjk": "東京都は日本の首都です。中文分词",
     "math": "12345 + 678.9 = 13023.9; 1e-10 ≈ ∑∫",
+    "meta_symbol": "a▁b ▁▁ ▁",
     "empty": "",
 }
 
@@ -98,8 +99,12 @@ def test_tokens_cover_random_unicode(tokenizer):
     @hyp_settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
     @given(unicode_text)
     def check(text):
-        _check_cover(text, tokenizer.tokenize(text))
-        assert tokenizer.decode(tokenizer.encode(text)) == text
+        tokens = tokenizer.tokenize(text)
+        _check_cover(text, tokens)
+        assert [t.id for t in tokens] == tokenizer.encode(text)
+        # SentencePiece reads its meta symbol "▁" in input as a space (its own behaviour)
+        expected = text.replace("▁", " ") if tokenizer.kind == "sentencepiece" else text
+        assert tokenizer.decode(tokenizer.encode(text)) == expected
 
     check()
 
@@ -165,3 +170,13 @@ def test_registry_lists_the_five_builtins(registry):
     for name in BUILTIN_NAMES:
         assert infos[name]["vocab_size"] == registry.get(name).vocab_size
         assert infos[name]["kind"] == registry.get(name).kind
+
+
+@pytest.mark.parametrize("name", BUILTIN_NAMES)
+@pytest.mark.parametrize("cluster", ["👨‍👩‍👧", "🇫🇷", "e\u0301", "👩🏽‍💻"])
+def test_a_grapheme_cluster_is_one_segment_given_the_text(registry, name, cluster):
+    text = f"ab {cluster} cd"
+    found = [s for s in segments(registry.get(name).tokenize(text), text) if cluster in text[s.start : s.end]]
+    assert len(found) == 1
+    start = text.index(cluster)
+    assert found[0].start <= start and found[0].end >= start + len(cluster)

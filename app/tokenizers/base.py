@@ -58,10 +58,13 @@ class Tokenizer(ABC):
 
     def tokenize(self, text: str, allow_special: bool = False) -> list[Token]:
         """Tokens of `text`; their bytes join to its UTF-8 and their ranges cover it in order."""
-        text = clean_text(text)
-        ids = self.encode(text, allow_special=allow_special)
-        pieces = self.token_bytes(ids)
+        ids, pieces = self.encode_with_pieces(clean_text(text), allow_special)
         return make_tokens(ids, pieces, char_ranges(pieces), self.special_ids)
+
+    def encode_with_pieces(self, text: str, allow_special: bool = False) -> tuple[list[int], list[bytes]]:
+        """Ids of `text` and, for each, the bytes of `text` it stands for."""
+        ids = self.encode(text, allow_special=allow_special)
+        return ids, self.token_bytes(ids)
 
     def tokens_for_ids(self, ids: Iterable[object]) -> tuple[str, list[Token]]:
         """Validate user-given ids, then the decoded text and its tokens (ranges into that text)."""

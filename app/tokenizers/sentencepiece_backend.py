@@ -1,10 +1,11 @@
 """SentencePiece-backed tokenizers (the Mistral 7B v0.1 model).
 
 Ids equal `SentencePieceProcessor.encode(text)` with no BOS/EOS. For the visualizer each
-piece maps to the bytes it stands for: `▁` is a space, `<0xNN>` byte-fallback pieces
-are that byte, and the space SentencePiece adds in front of the text (its dummy prefix)
-is dropped from the first piece, exactly as its decoder drops it, so the pieces join to
-the input's UTF-8. Control pieces (`<s>`, `</s>`) and `<unk>` stand for their own names
+piece of an encoded text stands for the characters SentencePiece's offsets give it (a
+`<0xNN>` byte-fallback piece: that byte), so the pieces join to the input's UTF-8; the
+space SentencePiece adds in front of the text (its dummy prefix) is in no piece. For ids
+alone (decoding), `▁` is a space and the dummy prefix is dropped from the first piece,
+exactly as SentencePiece's decoder does. Control pieces (`<s>`, `</s>`) and `<unk>` stand for their own names
 and are marked special; they are never parsed out of input text, so `allow_special`
 has no effect here.
 """
@@ -28,6 +29,7 @@ class SentencePieceTokenizer(Tokenizer):
         processor = self._processor
         self._pieces: list[bytes] = []
         self._starts_with_space: list[bool] = []
+        self._is_byte: list[bool] = []
         special = set()
         for token_id in range(processor.get_piece_size()):
             piece = processor.id_to_piece(token_id)
@@ -39,6 +41,7 @@ class SentencePieceTokenizer(Tokenizer):
             else:
                 data = piece.replace(_SPACE_MARK, " ").encode("utf-8")
             self._pieces.append(data)
+            self._is_byte.append(processor.is_byte(token_id))
             self._starts_with_space.append(not processor.is_byte(token_id) and piece.startswith(_SPACE_MARK))
         self._special_ids = frozenset(special)
 
@@ -68,6 +71,17 @@ class SentencePieceTokenizer(Tokenizer):
         if pieces and self._starts_with_space[ids[0]]:
             pieces[0] = pieces[0][1:]  # the dummy prefix: not in the input, dropped by decode too
         return pieces
+
+    def encode_with_pieces(self, text: str, allow_special: bool = False) -> tuple[list[int], list[bytes]]:
+        # From SentencePiece's own offsets: a literal "▁" in the text is encoded like a
+        # space, so the pieces alone cannot say which of the two the text had.
+        mapping = self._processor.EncodeAsOffsetMapping(text)
+        ids = mapping["ids"]
+        pieces = [
+            self._pieces[i] if self._is_byte[i] else text[start:end].encode("utf-8")
+            for i, (start, end) in zip(ids, mapping["offsets"])
+        ]
+        return ids, pieces
 
     def decode(self, ids: list[int]) -> str:
         return self._processor.decode(ids)

@@ -16,9 +16,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+import regex
+
 from app.errors import BadTokenId
 
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: never start a character
+_GRAPHEME = regex.compile(r"\X")  # one user-perceived character
 
 
 class Token(NamedTuple):
@@ -142,8 +145,28 @@ def make_tokens(ids: list[int], pieces: list[bytes], ranges: list[tuple[int, int
     return [make((i, b, s, e, i in special_ids)) for i, b, (s, e) in zip(ids, pieces, ranges)]
 
 
-def segments(tokens: list[Token]) -> list[Segment]:
-    """Group consecutive tokens whose character ranges overlap into segments."""
+def segments(tokens: list[Token], text: str | None = None) -> list[Segment]:
+    """Group consecutive tokens whose character ranges overlap into segments.
+
+    Given the `text`, also join neighbours whose boundary falls inside one user-perceived
+    character (a grapheme cluster: a ZWJ emoji, a flag, a letter and its combining
+    accent), so that such a character shows once with all its ids."""
+    groups = _overlapping(tokens)
+    if text is None or not groups or text[: groups[-1].end].isascii():
+        return groups
+    end = groups[-1].end
+    boundaries = {0, end, *(match.end() for match in _GRAPHEME.finditer(text, 0, end))}
+    joined: list[Segment] = []
+    for group in groups:
+        last = joined[-1] if joined else None
+        if last and last.start != last.end and group.start != group.end and group.start not in boundaries:
+            joined[-1] = Segment(last.start, max(last.end, group.end), last.tokens + group.tokens)
+        else:
+            joined.append(group)
+    return joined
+
+
+def _overlapping(tokens: list[Token]) -> list[Segment]:
     result: list[Segment] = []
     group: list[Token] = []
     group_start = group_end = 0

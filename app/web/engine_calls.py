@@ -18,7 +18,7 @@ from app.settings import Settings
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.chat import ChatCount, ChatMessage, count_chat, rule_for
 from app.tokenizers.registry import Registry
-from app.tokenizers.tokens import Segment, Stats, Token, clean_text, segments, text_stats
+from app.tokenizers.tokens import Stats, Token, clean_text, text_stats
 
 
 def check_text(text: str, settings: Settings) -> str:
@@ -55,10 +55,6 @@ class TokenizeResult:
     @cached_property
     def stats(self) -> Stats:
         return text_stats(self.text, len(self.tokens))
-
-    @cached_property
-    def segments(self) -> list[Segment]:
-        return segments(self.tokens)
 
     def to_dict(self, with_stats: bool = False) -> dict:
         result = {

@@ -5,9 +5,9 @@ rest is counted but not drawn), with, per segment: its ids, character range, a s
 color class, the bytes of each token in hex, and the content for the chosen view
 (text, ids or bytes) as safe HTML. No HTTP here, and no tokenizer work.
 
-Segments: `segments()` groups tokens that split one character. Here groups that split one
-user-perceived character (a grapheme cluster: a ZWJ family emoji, a flag, a letter with a
-combining accent) are joined too, so the emoji shows once with all its ids.
+Segments come from the engine's `segments(tokens, text)`: tokens that split one
+user-perceived character (an emoji cut into byte tokens, a ZWJ family, a flag, a letter
+with a combining accent) form one segment, so the character shows once with all its ids.
 
 Escapes: control, format (zero-width, bidi), line/paragraph separator and filler
 characters are always drawn as a visible `\\u202e`-style escape, never raw, except the
@@ -85,26 +85,6 @@ def color_index(token_id: int) -> int:
 
 def byte_label(data: bytes) -> str:
     return "".join(f"<0x{byte:02X}>" for byte in data)
-
-
-def display_segments(text: str, tokens: list[Token]) -> list[tuple[int, int, tuple[Token, ...]]]:
-    """`segments()`, then neighbours joined where their boundary falls inside a grapheme cluster."""
-    plain = segments(tokens)
-    if not plain:
-        return []
-    end = plain[-1].end
-    if text[:end].isascii():
-        return [(s.start, s.end, s.tokens) for s in plain]
-    boundaries = {0, end}
-    boundaries.update(match.end() for match in _CLUSTER.finditer(text, 0, end))
-    joined: list[tuple[int, int, tuple[Token, ...]]] = []
-    for seg in plain:
-        if joined and joined[-1][0] != joined[-1][1] and seg.start not in boundaries and seg.start != seg.end:
-            start, _, toks = joined[-1]
-            joined[-1] = (start, max(seg.end, joined[-1][1]), toks + seg.tokens)
-        else:
-            joined.append((seg.start, seg.end, seg.tokens))
-    return joined
 
 
 def escape_code(char: str) -> str:
@@ -199,7 +179,8 @@ def build_view(text: str, tokens: list[Token], view: str = "text", show_ws: bool
         shown = tokens[:extra]
     items: list[SegmentView] = []
     previous_hue = -1
-    for index, (start, end, toks) in enumerate(display_segments(text, shown)):
+    for index, segment in enumerate(segments(shown, text)):
+        start, end, toks = segment.start, segment.end, segment.tokens
         hue = color_index(toks[0].id)
         color = f"c{hue} alt" if hue == previous_hue else f"c{hue}"
         previous_hue = hue if color == f"c{hue}" else -1
