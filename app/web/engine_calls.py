@@ -36,7 +36,7 @@ def check_tokenizer_names(names: list[str], registry: Registry, settings: Settin
     canonical = list(dict.fromkeys(registry.resolve(name) for name in names))
     if not minimum <= len(canonical) <= settings.max_compare:
         raise InvalidInput(
-            f"{len(canonical)} tokenizers chosen; choose {minimum} to {settings.max_compare} "
+            f"{len(canonical)} tokenizer{'' if len(canonical) == 1 else 's'} chosen; choose {minimum} to {settings.max_compare} "
             f"from: {', '.join(registry.names())}"
         )
     return canonical
