@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from app.errors import InvalidInput, TokenprismError
+from app.errors import TokenprismError
 from app.settings import get_settings
 from app.tokenizers.registry import get_registry
 from app.tokenizers.tokens import parse_ids
