@@ -32,8 +32,17 @@ class Settings(BaseSettings):
     max_ids: int = Field(500_000, description="most token ids one decode request may carry")
     max_compare: int = Field(6, description="most tokenizers in one comparison")
     render_tokens: int = Field(5_000, description="tokens drawn as spans before the page shows 'first part only'")
+    max_response_tokens: int = Field(
+        250_000, description="most tokens one request may list (over all its tokenizers); /api/count has no such limit"
+    )
+    workers: int = Field(
+        default_factory=lambda: max(1, os.cpu_count() or 1),
+        description="threads for tokenizer work in one server process (default: the CPU count)",
+    )
+    queue_wait_s: float = Field(10.0, description="longest a request waits for a worker thread before a 503")
+    max_queue: int = Field(256, description="most requests waiting for a worker thread before new ones get a 503")
 
-    @field_validator("max_text_chars", "max_body_bytes", "max_ids", "max_compare", "render_tokens")
+    @field_validator("max_text_chars", "max_body_bytes", "max_ids", "max_compare", "render_tokens", "max_response_tokens", "workers", "max_queue")
     @classmethod
     def _positive_and_sane(cls, value: int, info) -> int:
         if value < 1:
