@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from app.errors import TokenprismError
-from app.settings import get_settings
+from app.settings import SettingsError, get_settings
 from app.tokenizers.registry import get_registry
 from app.tokenizers.tokens import parse_ids
 
@@ -149,27 +149,35 @@ def cmd_count(args) -> None:
 
 
 def cmd_train(args) -> None:
+    """Train and save under --name, holding the name's lock until the file is in place."""
     from app.tokenizers.bpe import BPETokenizer
+    from app.tokenizers.files import write_atomically
+    from app.tokenizers.user_models import name_lock, remove_stale_temps
 
     registry = get_registry()
     if registry.is_builtin(args.name):
         raise CliError(f"{args.name} is a built-in tokenizer; choose another --name")
     path = registry.user_model_path(args.name)
-    if path.exists() and not args.force:
-        raise CliError(f"a tokenizer named {args.name} exists ({path}); choose another --name or pass --force")
-    corpus = [read_text(source) for source in args.corpus]
-    started = time.perf_counter()
-    tokenizer = BPETokenizer.train(
-        corpus,
-        args.vocab_size,
-        pattern=args.pattern,
-        special_tokens=args.special,
-        name=args.name,
-        description=args.description
-        or f"trained with the CLI on {', '.join(Path(s).name for s in args.corpus)}, pattern {args.pattern}",
-        progress=ProgressBar(),
-    )
-    tokenizer.save(path)
+    remove_stale_temps(path.parent)
+    with name_lock(path.parent, args.name):
+        if path.exists() and not args.force:
+            raise CliError(f"a tokenizer named {args.name} exists ({path}); choose another --name or pass --force")
+        corpus = [read_text(source) for source in args.corpus]
+        started = time.perf_counter()
+        tokenizer = BPETokenizer.train(
+            corpus,
+            args.vocab_size,
+            pattern=args.pattern,
+            special_tokens=args.special,
+            name=args.name,
+            description=args.description
+            or f"trained with the CLI on {', '.join(Path(s).name for s in args.corpus)}, pattern {args.pattern}",
+            progress=ProgressBar(),
+        )
+        try:
+            write_atomically(path, tokenizer.dumps(), overwrite=args.force)
+        except FileExistsError:
+            raise CliError(f"a tokenizer named {args.name} appeared while training ({path}); pass --force to replace it")
     seconds = time.perf_counter() - started
     print(
         f"trained {args.name}: {tokenizer.vocab_size} tokens in {seconds:.1f} s, saved to {path}\n"
@@ -200,7 +208,14 @@ class ProgressBar:
 def cmd_serve(args) -> None:
     import uvicorn
 
-    uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port, workers=args.workers)
+    from app.web.http_protocol import BoundedHttpToolsProtocol
+
+    if not 1 <= args.workers <= 64:
+        raise CliError(f"--workers {args.workers} is out of range; use 1 to 64 (about one per CPU core)")
+    uvicorn.run(
+        "app.main:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
+        http=BoundedHttpToolsProtocol, loop="uvloop", log_level=args.log_level, access_log=args.access_log,
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -238,7 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub = add("train", cmd_train, "train a byte-level BPE on text files; it becomes usable everywhere by name")
     sub.add_argument("corpus", nargs="+", help="UTF-8 text files to train on")
-    sub.add_argument("--vocab-size", type=int, required=True, help="size of the vocabulary, at least 256 + specials")
+    sub.add_argument("--vocab-size", type=int, required=True,
+                     help="size of the vocabulary, from 256 + specials to 1,048,576")
     sub.add_argument("--pattern", choices=["gpt4", "gpt2", "none"], default="gpt4", help="split pattern (default gpt4)")
     sub.add_argument("--name", required=True, help="name to save it under (a-z, 0-9, _ . -)")
     sub.add_argument("--special", action="append", default=[], help="a special token string; repeat for several")
@@ -248,7 +264,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = add("serve", cmd_serve, "run the web app")
     sub.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     sub.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    sub.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
+    sub.add_argument("--workers", type=int, default=1,
+                     help="server processes (uvicorn's workers; default 1). Each loads the tokenizers it "
+                     "serves on its own: see the README for the memory each costs")
+    sub.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
+                     help="uvicorn's log level (default info)")
+    sub.add_argument("--no-access-log", dest="access_log", action="store_false", help="do not log every request")
     return parser
 
 
@@ -257,12 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         get_settings()
         args.handler(args)
-    except (CliError, TokenprismError) as error:
-        message = error.message if isinstance(error, TokenprismError) else str(error)
+    except (CliError, TokenprismError, SettingsError) as error:
+        message = str(error) if isinstance(error, CliError) else error.message
         print(f"tokenprism: error: {message}", file=sys.stderr)
-        return EXIT_USAGE
-    except ValueError as error:  # pydantic-settings refusing a TOKENPRISM_* value
-        print(f"tokenprism: error: bad setting: {str(error).splitlines()[0]}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

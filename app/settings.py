@@ -2,19 +2,47 @@
 
 Paths (where the shipped tokenizer files and the user's trained tokenizers live) and the
 limits that keep hostile input away from the tokenizers. Unsafe values are refused at
-start-up, not discovered at request time.
+start-up, not discovered at request time: `Settings()` raises one `SettingsError` whose
+message is one line naming the variable, the value given and the allowed range or fix.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+ENV_PREFIX = "TOKENPRISM_"
+MANIFEST_NAME = "MANIFEST.tsv"
+
+# field -> (lowest, highest, why): both the check and its message read these numbers.
+# A float bound makes the field a number of seconds; an int bound, a whole number.
+LIMITS: dict[str, tuple[int | float, int | float, str]] = {
+    "max_text_chars": (1, 900_000, "above 900000 tiktoken's regex can panic on a long run of spaces"),
+    "max_body_bytes": (1_024, 100_000_000, "below 1024 bytes no request fits"),
+    "max_ids": (1, 10_000_000, ""),
+    "max_compare": (2, 32, "a comparison needs at least 2 tokenizers"),
+    "render_tokens": (1, 200_000, ""),
+    "max_response_tokens": (1, 10_000_000, ""),
+    "workers": (1, 1_024, ""),
+    "queue_wait_s": (0.1, 300.0, ""),
+    "max_queue": (1, 100_000, ""),
+}
+
+
+class SettingsError(ValueError):
+    """A TOKENPRISM_* value (or a keyword given to `Settings`) that is refused; `message` is one line."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
 
 
 def _default_data_dir() -> Path:
@@ -22,8 +50,19 @@ def _default_data_dir() -> Path:
     return Path(base) / "tokenprism"
 
 
+def _default_workers() -> int:
+    return min(max(1, os.cpu_count() or 1), LIMITS["workers"][1])
+
+
+def _allowed(field: str) -> str:
+    low, high, why = LIMITS[field]
+    kind = "a number of seconds" if isinstance(low, float) else "a whole number"
+    shown = (lambda bound: f"{bound:g}") if isinstance(low, float) else str
+    return f"use {kind} from {shown(low)} to {shown(high)}" + (f" ({why})" if why else "")
+
+
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="TOKENPRISM_")
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX)
 
     tokenizer_dir: Path = Field(REPO_ROOT / "tokenizers", description="shipped tokenizer files and MANIFEST.tsv")
     data_dir: Path = Field(default_factory=_default_data_dir, description="user-trained tokenizers go here")
@@ -36,25 +75,96 @@ class Settings(BaseSettings):
         250_000, description="most tokens one request may list (over all its tokenizers); /api/count has no such limit"
     )
     workers: int = Field(
-        default_factory=lambda: max(1, os.cpu_count() or 1),
+        default_factory=_default_workers,
         description="threads for tokenizer work in one server process (default: the CPU count)",
     )
     queue_wait_s: float = Field(10.0, description="longest a request waits for a worker thread before a 503")
     max_queue: int = Field(256, description="most requests waiting for a worker thread before new ones get a 503")
 
-    @field_validator("max_text_chars", "max_body_bytes", "max_ids", "max_compare", "render_tokens", "max_response_tokens", "workers", "max_queue")
+    def __init__(self, **values: Any):
+        try:
+            super().__init__(**values)
+        except ValidationError as error:
+            raise SettingsError(_one_line(error, given=set(values))) from None
+
+    @field_validator(*LIMITS)
     @classmethod
-    def _positive_and_sane(cls, value: int, info) -> int:
-        if value < 1:
-            raise ValueError(f"{info.field_name} must be at least 1")
-        if info.field_name == "max_text_chars" and value > 900_000:
-            # tiktoken's regex panics near a million identical whitespace characters.
-            raise ValueError("max_text_chars above 900,000 lets tiktoken's regex panic; keep it lower")
+    def _within_limits(cls, value: int | float, info: ValidationInfo) -> int | float:
+        low, high, _ = LIMITS[info.field_name]
+        if not low <= value <= high:  # also refuses nan
+            raise ValueError(f"is out of range; {_allowed(info.field_name)}")
+        return value
+
+    @field_validator("tokenizer_dir", "data_dir", mode="before")
+    @classmethod
+    def _not_empty(cls, value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, str) and not value.strip():  # Path("") would quietly be the current folder
+            fix = {
+                "tokenizer_dir": f"unset it to use the shipped tokenizers, or give the folder holding {MANIFEST_NAME}",
+                "data_dir": "unset it to use ~/.local/share/tokenprism, or give a folder path",
+            }[info.field_name]
+            raise ValueError(f"is empty; {fix}")
+        return value
+
+    @field_validator("tokenizer_dir")
+    @classmethod
+    def _holds_the_manifest(cls, value: Path) -> Path:
+        fix = f"give the folder holding {MANIFEST_NAME} and the shipped tokenizer files, or unset it"
+        problem = _folder_problem(value) or _folder_problem(value / MANIFEST_NAME, want_file=True)
+        if problem:
+            raise ValueError(f"{problem}; {fix}")
+        return value
+
+    @field_validator("data_dir")
+    @classmethod
+    def _a_folder_or_nothing_yet(cls, value: Path) -> Path:
+        problem = _folder_problem(value)
+        if problem and problem != "does not exist":  # a missing folder is made on first write
+            raise ValueError(f"{problem}; give a folder path (it is created when first needed)")
         return value
 
     @property
     def user_tokenizer_dir(self) -> Path:
         return self.data_dir / "tokenizers"
+
+
+def _folder_problem(path: Path, want_file: bool = False) -> str | None:
+    """None when `path` is an existing folder (or file), else what is wrong, phrased to follow its name."""
+    try:
+        if path.is_file() if want_file else path.is_dir():
+            return None
+        if want_file:
+            return f"has no {path.name}"
+        return "is not a folder" if path.exists() else "does not exist"
+    except OSError as error:
+        return f"cannot be checked ({error.strerror or error})"
+
+
+def _one_line(error: ValidationError, given: set[str]) -> str:
+    """The first refused value as `NAME=value <what is wrong>; <fix>`, and how many more there are."""
+    problems = error.errors(include_url=False)
+    first = problems[0]
+    field = str(first["loc"][0]) if first["loc"] else "?"
+    name = field if field in given else ENV_PREFIX + field.upper()
+    if first["type"] == "value_error":
+        problem = str(first["ctx"]["error"])
+    elif field in LIMITS:
+        kind = "a number" if isinstance(LIMITS[field][0], float) else "a whole number"
+        problem = f"is not {kind}; {_allowed(field)}"
+    elif first["type"] == "extra_forbidden":
+        problem = f"is not a setting; use one of {', '.join(Settings.model_fields)}"
+    else:
+        problem = f"is refused ({first['msg']})"
+    more = len(problems) - 1
+    return f"{name}={_shown(first.get('input'))} {problem}" + (f" (and {more} more bad setting{'s' * (more > 1)})" if more else "")
+
+
+def _shown(value: Any) -> str:
+    """A value as written in a shell: bare if plain, else quoted with escapes, and never long."""
+    text = str(value)
+    if len(text) > 200:
+        text = text[:197] + "..."
+    return text if re.fullmatch(r"[\w.,:/+@%=-]+", text) else json.dumps(text, ensure_ascii=not text.isprintable())
 
 
 @lru_cache(maxsize=1)

@@ -9,6 +9,11 @@ over a linked list of positions when the chunk is long. The same class holds mod
 trained here (`train`, see `bpe_train`), saved ones (`load`, see `bpe_file`) and models recovered from
 tiktoken ranks (`from_tiktoken_ranks`), which encode exactly as tiktoken does.
 
+A model from a file is not trusted: no token may be longer than MAX_TOKEN_BYTES, nor all
+together longer than MAX_VOCAB_BYTES (checked from the lengths, before any bytes are
+joined), nor the vocabulary larger than MAX_VOCAB_SIZE; a split pattern that is not one
+of PATTERNS runs under `bpe_split`'s checks (bounded in time, chunks that cover the text).
+
 Left out: normalisation, dropout, byte-fallback, and any I/O other than the model file.
 """
 
@@ -20,7 +25,7 @@ from pathlib import Path
 import regex
 
 from app.errors import BadTokenId, InvalidInput
-from app.tokenizers import bpe_file, bpe_train
+from app.tokenizers import bpe_file, bpe_split, bpe_train
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.bpe_file import Header
 from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN
@@ -36,6 +41,9 @@ except ImportError as error:
 
 PATTERNS = {"gpt2": GPT2_PATTERN, "gpt4": CL100K_PATTERN, "none": None}  # name -> regex (None: no split)
 CUSTOM_PATTERN = "custom"  # pattern_name of a model recovered with a regex that is not one of PATTERNS
+MAX_TOKEN_BYTES = 4096  # the longest token of gpt2, cl100k_base and o200k_base has 128 bytes
+MAX_VOCAB_BYTES = 64 << 20  # all tokens together; o200k_base's take 1.5 MB
+MAX_VOCAB_SIZE = 1 << 20
 
 _CACHE_LIMIT = 100_000  # chunks; the cache stops growing at this and is emptied by the next encode
 _IDENTITY = tuple(range(256))
@@ -80,6 +88,9 @@ class BPETokenizer(Tokenizer):
         self.pattern_regex = pattern_regex if pattern_name == CUSTOM_PATTERN else PATTERNS[pattern_name]
         self.byte_ids = tuple(byte_ids)
         self._special_tokens = dict(special_tokens or {})  # str -> int
+        size = max([255 + len(merges), *self._special_tokens.values()]) + 1
+        if size > MAX_VOCAB_SIZE:
+            raise InvalidInput(f"the vocabulary has {size:,} ids; tokenprism handles at most {MAX_VOCAB_SIZE:,}")
         self._vocab = _build_vocab(merges, self.byte_ids)  # id -> bytes
         self._merger = _bpe_core.Merger(bytes(self.byte_ids), list(merges))  # checked by _build_vocab
         if len(set(self._special_tokens.values())) != len(self._special_tokens):
@@ -92,7 +103,11 @@ class BPETokenizer(Tokenizer):
         self.description = description or (
             f"byte-level BPE, {self._vocab_size:,} tokens, {pattern_name} split pattern"
         )
-        self._split = regex.compile(self.pattern_regex).findall if self.pattern_regex else None
+        self._split = None  # findall: str -> chunks; None: the text is one chunk
+        if pattern_name == CUSTOM_PATTERN:
+            self._split = bpe_split.compile_custom(self.pattern_regex).findall
+        elif self.pattern_regex is not None:
+            self._split = regex.compile(self.pattern_regex).findall
         self._special_split = (
             regex.compile("(" + "|".join(regex.escape(s) for s in sorted(self._special_tokens, key=len, reverse=True)) + ")")
             if self._special_tokens
@@ -134,21 +149,30 @@ class BPETokenizer(Tokenizer):
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
         if not allow_special or self._special_split is None:
             return self.encode_ordinary(text)
+        deadline = self._deadline(text)
         ids: list[int] = []
         for index, part in enumerate(self._special_split.split(text)):
             if index % 2:
                 ids.append(self._special_tokens[part])
             elif part:
-                ids.extend(self.encode_ordinary(part))
+                ids.extend(self._encode_part(part, deadline))
         return ids
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Ids of `text`, special-token strings taken as plain text."""
+        return self._encode_part(text, self._deadline(text))
+
+    def _encode_part(self, text: str, deadline: float | None) -> list[int]:
         if self._split is None:
             return self._merger.merge(text.encode("utf-8", errors="surrogatepass"))
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
-        return self._merger.encode_chunks(self._split(text), self._cache, _CACHE_LIMIT)
+        chunks = self._split(text) if deadline is None else bpe_split.split(self._split, text, deadline, self.name)
+        return self._merger.encode_chunks(chunks, self._cache, _CACHE_LIMIT)
+
+    def _deadline(self, text: str) -> float | None:
+        """When splitting `text` must be done by; None for PATTERNS, which are linear and cover all text."""
+        return bpe_split.deadline(text) if self.pattern_name == CUSTOM_PATTERN else None
 
     # -- training, saving, loading ---------------------------------------------------------
 
@@ -165,8 +189,9 @@ class BPETokenizer(Tokenizer):
         progress: Callable[[int, int], None] | None = None,
     ) -> BPETokenizer:
         """Learn `vocab_size - 256 - len(special_tokens)` merges from `text` (a string, or
-        documents that are split separately). Training stops early when no pair is left.
-        Special-token strings inside `text` are learnt as plain text."""
+        documents that are split separately). Training stops early when no pair is left, or
+        before the first merge over MAX_TOKEN_BYTES or MAX_VOCAB_BYTES (pattern "none" on
+        long repetitive text). Special-token strings inside `text` are learnt as plain text."""
         pattern_name, pattern_regex = resolve_pattern(pattern)
         specials = list(special_tokens)
         _check_specials(specials)
@@ -175,9 +200,15 @@ class BPETokenizer(Tokenizer):
                 f"vocab_size {vocab_size!r} is too small; it must be at least {256 + len(specials)} "
                 f"(256 byte tokens + {len(specials)} special tokens)"
             )
+        if vocab_size > MAX_VOCAB_SIZE:
+            raise InvalidInput(f"vocab_size {vocab_size:,} is too large; it must be at most {MAX_VOCAB_SIZE:,}")
         documents = [text] if isinstance(text, str) else text
         pairs = bpe_train.train_merges(documents, pattern_regex, vocab_size - 256 - len(specials), progress)
         merges = {pair: 256 + i for i, pair in enumerate(pairs)}
+        try:
+            _check_merges(merges)
+        except _BadMerge as error:
+            merges = {pair: token_id for pair, token_id in merges.items() if token_id < 256 + error.index}
         first_special = 256 + len(merges)
         return cls(
             merges,
@@ -229,24 +260,27 @@ class BPETokenizer(Tokenizer):
         return bpe_file.vocab_text(self._vocab, self.merges, self._special_tokens)
 
     @classmethod
-    def loads(cls, data: bytes, source: str) -> BPETokenizer:
+    def loads(cls, data: bytes, source: str, name: str | None = None) -> BPETokenizer:
+        """The model in `data` (read from `source`), named `name` if given, else as its header says."""
         model = bpe_file.loads(data, source)
         try:
             return cls(
                 {pair: 256 + i for i, pair in enumerate(model.merges)},
                 pattern_name=model.header.pattern_name,
                 special_tokens=model.special_tokens,
-                name=model.header.name,
+                name=name or model.header.name,
                 description=model.header.description,
                 byte_ids=model.byte_ids or _IDENTITY,
                 pattern_regex=model.pattern_regex,
             )
+        except _BadMerge as error:
+            raise bpe_file.file_error(source, f"line {model.first_merge_line + error.index}: {error.message}") from None
         except (InvalidInput, regex.error) as error:
             raise bpe_file.file_error(source, str(error)) from None
 
     @classmethod
-    def load(cls, path: Path) -> BPETokenizer:
-        return cls.loads(bpe_file.read_file(Path(path)), str(path))
+    def load(cls, path: Path, name: str | None = None) -> BPETokenizer:
+        return cls.loads(bpe_file.read_file(Path(path)), str(path), name)
 
 
 def _check_specials(specials: list[str]) -> None:
@@ -259,14 +293,36 @@ def _check_specials(specials: list[str]) -> None:
         seen.add(token)
 
 
+class _BadMerge(InvalidInput):
+    def __init__(self, index: int, message: str):
+        super().__init__(message)
+        self.index = index  # which merge, counting from 0
+
+
+def _check_merges(merges: dict[tuple[int, int], int]) -> None:
+    """`_BadMerge` for the first merge that does not build on earlier ids or goes over
+    MAX_TOKEN_BYTES or MAX_VOCAB_BYTES, computed from lengths: no bytes are joined."""
+    lengths = [1] * 256  # id -> token length
+    total = 256
+    for index, ((left, right), token_id) in enumerate(merges.items()):
+        if token_id != 256 + index or not (0 <= left < token_id and 0 <= right < token_id):
+            raise _BadMerge(index, f"merge {index} ({left}, {right}) -> {token_id} does not build on earlier ids")
+        lengths.append(lengths[left] + lengths[right])
+        total += lengths[-1]
+        if lengths[-1] > MAX_TOKEN_BYTES or total > MAX_VOCAB_BYTES:
+            raise _BadMerge(
+                index, f"merge {index} ({left} {right}) makes a token of {lengths[-1]:,} bytes, the tokens up to it "
+                f"{total:,} bytes; a token may have at most {MAX_TOKEN_BYTES:,}, all together {MAX_VOCAB_BYTES:,}"
+            )
+
+
 def _build_vocab(merges: dict[tuple[int, int], int], byte_ids: Sequence[int]) -> list[bytes]:
-    vocab = [b""] * (256 + len(merges))  # id -> bytes
     if sorted(byte_ids) != list(range(256)):
         raise InvalidInput("the byte table must give the 256 bytes the ids 0..255, each once")
+    _check_merges(merges)
+    vocab = [b""] * (256 + len(merges))  # id -> bytes
     for byte, token_id in enumerate(byte_ids):
         vocab[token_id] = bytes([byte])
-    for expected, ((left, right), token_id) in enumerate(merges.items(), start=256):
-        if token_id != expected or not (0 <= left < token_id and 0 <= right < token_id):
-            raise InvalidInput(f"merge {expected - 256} ({left}, {right}) -> {token_id} does not build on earlier ids")
+    for (left, right), token_id in merges.items():
         vocab[token_id] = vocab[left] + vocab[right]
     return vocab

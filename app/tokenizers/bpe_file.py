@@ -14,8 +14,10 @@
 
 Strings are JSON-quoted so any text fits on one line. `loads` refuses anything damaged,
 truncated, edited, of another version or malformed with a `TokenizerFileError` naming
-the file. This module parses and formats; it neither builds tokenizers nor writes files.
-The `.vocab` listing (`vocab_text`) is for people and is never read back.
+the file; it reads only regular files, and refuses more than MAX_FILE_BYTES, a header
+over 256 KB or more than MAX_MERGES merges before it builds anything. This module parses and
+formats; it neither builds tokenizers nor writes files. The `.vocab` listing
+(`vocab_text`) is for people and is never read back.
 """
 
 from __future__ import annotations
@@ -26,10 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.errors import TokenizerFileError
+from app.tokenizers.files import open_regular
 
 MAGIC = "tokenprism-bpe"
 VERSION = "v1"
-_HEADER_LIMIT = 64 * 1024  # bytes read by read_header before giving up
+MAX_MERGES = 1 << 20
+MAX_FILE_BYTES = 32 * 1024 * 1024  # MAX_MERGES lines of two ids take at most 16 MB
+_HEADER_LIMIT = 256 * 1024  # bytes of header before giving up
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,7 @@ class Model:
     special_tokens: dict[str, int] = field(default_factory=dict)
     byte_ids: list[int] | None = None
     pattern_regex: str | None = None
+    first_merge_line: int = 0  # the line number of merge 0, for error messages
 
 
 def file_error(source: str, problem: str) -> TokenizerFileError:
@@ -94,39 +100,45 @@ def loads(data: bytes, source: str) -> Model:
     header_text, blank, merge_text = text.partition("\n\n")
     if not blank:
         raise file_error(source, "has no blank line after its header")
+    if len(header_text) > _HEADER_LIMIT:
+        raise file_error(source, f"has a header longer than {_HEADER_LIMIT // 1024} KB")
     model, merge_count = _parse_header(header_text.split("\n"), source)
-    merge_lines = merge_text.split("\n")
-    if merge_lines[-1] != "":
+    if merge_text and not merge_text.endswith("\n"):
         raise file_error(source, "does not end with a newline")
-    merge_lines.pop()
-    if len(merge_lines) != merge_count:
-        raise file_error(source, f"header says {merge_count} merges but the file has {len(merge_lines)}")
-    for number, line in enumerate(merge_lines, start=len(header_text.split("\n")) + 4):
+    if (found := merge_text.count("\n")) != merge_count:
+        raise file_error(source, f"header says {merge_count} merges but the file has {found}")
+    merge_lines = merge_text.split("\n")[:-1]
+    model.first_merge_line = len(header_text.split("\n")) + 4
+    for number, line in enumerate(merge_lines, start=model.first_merge_line):
         parts = line.split(" ")
-        if len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts):
-            raise file_error(source, f"line {number} is {line!r}, not two ids")
+        if len(parts) != 2 or not all(p.isascii() and p.isdigit() and len(p) < 12 for p in parts):
+            raise file_error(source, f"line {number} is {line[:80]!r}, not two ids")
         model.merges.append((int(parts[0]), int(parts[1])))
     return model
 
 
 def read_file(path: Path) -> bytes:
     try:
-        return path.read_bytes()
+        with open_regular(path) as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         raise file_error(str(path), f"cannot be read ({error.strerror})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise file_error(str(path), f"is larger than {MAX_FILE_BYTES:,} bytes, more than any model needs")
+    return data
 
 
 def read_header(path: Path) -> Header:
     """The header alone, from the first lines of the file (the checksum is not verified)."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             _check_version(handle.readline(200).rstrip(b"\n"), str(path))
             handle.readline(200)
             lines, size = [], 0
             while (line := handle.readline(_HEADER_LIMIT)) not in (b"\n", b""):
                 size += len(line)
                 if size > _HEADER_LIMIT:
-                    raise file_error(str(path), "has a header longer than 64 KB")
+                    raise file_error(str(path), f"has a header longer than {_HEADER_LIMIT // 1024} KB")
                 lines.append(line.decode("utf-8", errors="replace").rstrip("\n"))
     except OSError as error:
         raise file_error(str(path), f"cannot be read ({error.strerror})") from None
@@ -183,8 +195,8 @@ def _parse_header(lines: list[str], source: str) -> tuple[Model, int]:
         raise file_error(source, f"pattern {fields['pattern']!r} is unknown or lacks its regex line")
     if byte_ids is not None and sorted(byte_ids) != list(range(256)):
         raise file_error(source, "its bytes line is not a permutation of 0..255")
-    if merge_count < 0:
-        raise file_error(source, f"merge count {merge_count} is negative")
+    if not 0 <= merge_count <= MAX_MERGES:
+        raise file_error(source, f"merge count {merge_count} is out of range; a model has 0 to {MAX_MERGES:,} merges")
     vocab_size = max([255 + merge_count, *specials.values()]) + 1
     header = Header(name, vocab_size, description, fields["pattern"])
     return Model(header, [], specials, byte_ids, regex), merge_count

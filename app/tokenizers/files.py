@@ -2,20 +2,25 @@
 
 Shipped files are listed in tokenizers/MANIFEST.tsv with the sha256 of their uncompressed
 content; every read verifies it and a mismatch or a missing file is a
-`TokenizerFileError` naming the file. `.gz` files are decompressed on read. Nothing here
-ever touches the network, and nothing here knows how a tokenizer works.
+`TokenizerFileError` naming the file. `.gz` files are decompressed on read. Files in the
+data directory are opened with `open_regular`, which never blocks on a FIFO or device
+named like a model. Nothing here ever touches the network, and nothing here knows how a
+tokenizer works.
 """
 
 from __future__ import annotations
 
 import base64
+import errno
 import gzip
 import hashlib
 import os
+import stat
 import tempfile
 import zlib
 from functools import lru_cache
 from pathlib import Path
+from typing import BinaryIO
 
 from app.errors import TokenizerFileError
 from app.settings import get_settings
@@ -81,8 +86,27 @@ def load_tiktoken_ranks(name: str, tokenizer_dir: Path | None = None) -> dict[by
     return parse_tiktoken_ranks(read_verified(name, tokenizer_dir), name)
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write to a temp file in the same folder, fsync it, then rename over `path`."""
+def open_regular(path: Path) -> BinaryIO:
+    """`path` opened for reading if it is a regular file (or a symlink to one). A FIFO,
+    socket, device or directory raises OSError without ever blocking: the type is checked
+    before opening, the open is non-blocking, and the open file is checked again."""
+    not_regular = OSError(errno.EINVAL, "not a regular file; remove it or put a model file in its place", str(path))
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise not_regular
+    handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            raise not_regular
+        return os.fdopen(handle, "rb")
+    except BaseException:
+        os.close(handle)
+        raise
+
+
+def write_atomically(path: Path, data: bytes, *, overwrite: bool = True) -> None:
+    """Write to a temp file in the same folder, fsync it, then rename it to `path`. With
+    `overwrite=False` an existing `path` is never replaced: FileExistsError, even when
+    another process creates it meanwhile (the temp file is hard-linked, not renamed)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -91,7 +115,11 @@ def write_atomically(path: Path, data: bytes) -> None:
             temp.write(data)
             temp.flush()
             os.fsync(temp.fileno())
-        os.replace(temp_name, path)
+        if overwrite:
+            os.replace(temp_name, path)
+        else:
+            os.link(temp_name, path)
+            os.unlink(temp_name)
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
         raise

@@ -2,26 +2,29 @@
 
 Built-in tokenizers are registered with their facts (kind, vocab size, description) so
 listing them costs nothing; each is built on first use, under a lock, once. Tokenizers
-trained by users are `.bpe` files in the data directory, found on every listing or
-lookup, so one trained with the CLI shows up in a running server; a changed file is
-reloaded. An unknown name raises `UnknownTokenizer` listing the valid names.
+trained by users are `.bpe` files in the data directory (see `user_models`): the listing
+is refreshed whenever that folder changes, so one trained with the CLI shows up in a
+running server, and a file replaced in place is reloaded on its next lookup. A user file
+that cannot be loaded fails only its own requests, with an error naming the file (and the
+failure is remembered until the file changes). An unknown name raises `UnknownTokenizer`
+listing the valid names.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import NoReturn
 
-from app.errors import InvalidInput, UnknownTokenizer
+from app.errors import InvalidInput, TokenizerFileError, UnknownTokenizer
 from app.settings import Settings, get_settings
 from app.tokenizers.base import Tokenizer
+from app.tokenizers.user_models import NAME_PATTERN, USER_MODEL_SUFFIX, UserModel, UserModels, check_name, identity_of
 
-USER_MODEL_SUFFIX = ".bpe"
-NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,47}$")
+__all__ = ["NAME_PATTERN", "USER_MODEL_SUFFIX", "Entry", "Registry", "check_name", "default_registry", "get_registry"]
 
 
 @dataclass
@@ -31,28 +34,23 @@ class Entry:
     vocab_size: int
     description: str
     factory: Callable[[], Tokenizer]
-    version: object = None  # a user file's mtime: a new value means rebuild
+    version: object = None  # a user file's identity (device, inode, size, mtime): a new value means rebuild
     user: bool = False
+    path: Path | None = None  # a user file
 
     def info(self) -> dict:
         return {"name": self.name, "kind": self.kind, "vocab_size": self.vocab_size, "description": self.description}
 
 
-def check_name(name: str) -> str:
-    if not NAME_PATTERN.match(name):
-        raise InvalidInput(
-            f"tokenizer name {name!r} is not allowed; use 1 to 48 characters from a-z, 0-9, '_', '.', '-', "
-            "starting with a letter or digit"
-        )
-    return name
-
-
 class Registry:
     def __init__(self, user_dir: Path | None = None):
         self._user_dir = user_dir
-        self._entries: dict[str, Entry] = {}
+        self._user_models = UserModels(user_dir) if user_dir is not None else None
+        self._entries: dict[str, Entry] = {}  # the built-ins
         self._aliases: dict[str, str] = {}
-        self._built: dict[str, tuple[object, Tokenizer]] = {}
+        self._user_entries: dict[str, Entry] = {}
+        self._listed: dict[str, UserModel] | None = None  # what _user_entries were made from
+        self._built: dict[str, tuple[object, Tokenizer | TokenizerFileError]] = {}
         self._lock = threading.RLock()
 
     def register(self, entry: Entry, aliases: tuple[str, ...] = ()) -> None:
@@ -63,8 +61,7 @@ class Registry:
 
     def entries(self) -> list[Entry]:
         """Built-ins first in registration order, then user-trained ones by name."""
-        self._scan_user_dir()
-        return list(self._entries.values())
+        return [*self._entries.values(), *self._user().values()]
 
     def names(self) -> list[str]:
         return [entry.name for entry in self.entries()]
@@ -73,76 +70,85 @@ class Registry:
         return [entry.info() for entry in self.entries()]
 
     def resolve(self, name: str) -> str:
-        """The canonical name for `name` or an alias; raises `UnknownTokenizer`."""
+        """The canonical name for `name` or an alias; raises `UnknownTokenizer`, or the
+        `TokenizerFileError` of a user file of that name that cannot be used."""
         name = self._aliases.get(name, name)
-        if name not in self._entries:
-            self._scan_user_dir()
-        if name not in self._entries:
-            raise UnknownTokenizer(name, self.names())
-        return name
+        if name in self._entries or name in self._user():
+            return name
+        self._missing(name)
 
     def get(self, name: str) -> Tokenizer:
         name = self.resolve(name)
+        entry = self._entries.get(name) or self._current_user_entry(name)
         with self._lock:
-            entry = self._entries[name]
             cached = self._built.get(name)
             if cached is None or cached[0] != entry.version:
-                cached = (entry.version, entry.factory())
+                try:
+                    cached = (entry.version, entry.factory())
+                except TokenizerFileError as error:
+                    if not entry.user:
+                        raise
+                    cached = (entry.version, error)  # until the file changes
                 self._built[name] = cached
-            return cached[1]
+        if isinstance(cached[1], TokenizerFileError):
+            raise TokenizerFileError(cached[1].message)
+        return cached[1]
 
     def user_model_path(self, name: str) -> Path:
         if self._user_dir is None:
             raise InvalidInput("this registry has no data directory for trained tokenizers")
         return self._user_dir / f"{check_name(name)}{USER_MODEL_SUFFIX}"
 
-    def is_builtin(self, name: str) -> bool:
+    def is_loaded(self, name: str) -> bool:
+        """Whether `get(name)` would answer from the cache (no file to read, nothing to build)."""
         name = self._aliases.get(name, name)
-        return name in self._entries and not self._entries[name].user
+        entry = self._entries.get(name) or self._user_entries.get(name)
+        if entry is not None and entry.user and identity_of(entry.path) != entry.version:
+            return False  # the file changed: get() reloads it
+        return name in self._built and self._built[name][0] == getattr(entry, "version", None)
 
-    def _scan_user_dir(self) -> None:
-        if self._user_dir is None:
-            return
-        found = {}
-        paths = sorted(self._user_dir.glob(f"*{USER_MODEL_SUFFIX}")) if self._user_dir.is_dir() else []
-        if paths:
-            from app.tokenizers.bpe import read_header  # late import: bpe imports this package
+    def is_builtin(self, name: str) -> bool:
+        return self._aliases.get(name, name) in self._entries
 
-            for path in paths:
-                name = path.stem
-                if not NAME_PATTERN.match(name) or self.is_builtin(name):
-                    continue
-                try:
-                    version = path.stat().st_mtime_ns
-                    header = read_header(path)
-                except Exception:
-                    continue  # a damaged or half-written file is reported when it is used, not listed
-                found[name] = Entry(
-                    name=name,
-                    kind="bpe",
-                    vocab_size=header.vocab_size,
-                    description=header.description,
-                    factory=_user_model_factory(path),
-                    version=version,
-                    user=True,
-                )
-        with self._lock:
-            for name in [n for n, e in self._entries.items() if e.user and n not in found]:
-                del self._entries[name]
-                self._built.pop(name, None)
-            for name, entry in found.items():
-                old = self._entries.get(name)
-                if old is None or old.version != entry.version:
-                    self._entries[name] = entry
+    def _user(self) -> dict[str, Entry]:
+        """The usable user-trained tokenizers, by name, made again when the folder changed."""
+        if self._user_models is None:
+            return {}
+        models = self._user_models.models()
+        if models is not self._listed:
+            old = self._user_entries
+            self._user_entries = {
+                name: old[name] if name in old and old[name].version == model.identity else _user_entry(model)
+                for name, model in models.items()
+                if model.header is not None and not self.is_builtin(name)
+            }
+            self._listed = models
+        return self._user_entries
+
+    def _current_user_entry(self, name: str) -> Entry:
+        """The entry of user file `name`, listed again if the file changed since it was listed."""
+        entry = self._user_entries.get(name)
+        if entry is None or identity_of(entry.path) != entry.version:
+            self._user_models.forget()
+            entry = self._user().get(name) or self._missing(name)
+        return entry
+
+    def _missing(self, name: str) -> NoReturn:
+        unusable = self._user_models.models().get(name) if self._user_models is not None else None
+        if unusable is not None and unusable.error is not None:
+            raise TokenizerFileError(unusable.error.message)
+        raise UnknownTokenizer(name, self.names())
 
 
-def _user_model_factory(path: Path) -> Callable[[], Tokenizer]:
+def _user_entry(model: UserModel) -> Entry:
     def build() -> Tokenizer:
-        from app.tokenizers.bpe import BPETokenizer
+        from app.tokenizers.bpe import BPETokenizer  # late import: bpe imports this package
 
-        return BPETokenizer.load(path)
+        return BPETokenizer.load(model.path, name=model.name)
 
-    return build
+    header = model.header
+    return Entry(model.name, "bpe", header.vocab_size, header.description, build,
+                 version=model.identity, user=True, path=model.path)
 
 
 def default_registry(settings: Settings) -> Registry:

@@ -13,7 +13,8 @@ import codecs
 import json
 import re
 import threading
-from dataclasses import dataclass, field
+from itertools import accumulate
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import regex
@@ -22,6 +23,12 @@ from app.errors import BadTokenId
 
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: never start a character
 _GRAPHEME = regex.compile(r"\X")  # one user-perceived character
+# Characters that can join a grapheme cluster with the one before or after (UAX #29): where
+# none occurs, every code point boundary is a cluster boundary and `segments` skips `\X`.
+_MAY_JOIN = regex.compile(
+    r"[\r\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}\p{GCB=Prepend}\p{GCB=Regional_Indicator}"
+    r"\p{GCB=L}\p{GCB=V}\p{GCB=T}\p{GCB=LV}\p{GCB=LVT}]"
+)
 
 
 class Token(NamedTuple):
@@ -48,13 +55,12 @@ class Token(NamedTuple):
         return False
 
 
-@dataclass(frozen=True, slots=True)
-class Segment:
+class Segment(NamedTuple):
     """A run of tokens whose character ranges overlap: what the UI shows as one span."""
 
     start: int
     end: int
-    tokens: tuple[Token, ...] = field(default_factory=tuple)
+    tokens: tuple[Token, ...] = ()
 
     @property
     def ids(self) -> list[int]:
@@ -152,10 +158,12 @@ def segments(tokens: list[Token], text: str | None = None) -> list[Segment]:
     character (a grapheme cluster: a ZWJ emoji, a flag, a letter and its combining
     accent), so that such a character shows once with all its ids."""
     groups = _overlapping(tokens)
-    if text is None or not groups or text[: groups[-1].end].isascii():
+    if text is None or not groups:
         return groups
     end = groups[-1].end
-    boundaries = {0, end, *(match.end() for match in _GRAPHEME.finditer(text, 0, end))}
+    if text[:end].isascii() or not _MAY_JOIN.search(text, 0, end):
+        return groups  # (near enough) every code point boundary is a grapheme boundary
+    boundaries = {0, end, *accumulate(map(len, _GRAPHEME.findall(text, 0, end)))}
     joined: list[Segment] = []
     for group in groups:
         last = joined[-1] if joined else None
@@ -223,24 +231,57 @@ def text_stats(text: str, token_count: int) -> Stats:
     )
 
 
-def parse_ids(raw: str) -> list[object]:
-    """Ids typed by a person: a JSON array, or numbers separated by spaces or commas.
+_ASCII_ID = re.compile(r"[+-]?[0-9]{1,30}")  # not \d: int() would also take "١٢" or "１２"
+_JSON_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"?'  # a JSON string, or the rest of the text if unclosed
+_STRING_OR_BRACKET = re.compile(_JSON_STRING + r"|[\[\]{}]", re.DOTALL)
+_STRING_OR_COMMA = re.compile(_JSON_STRING + r"|,", re.DOTALL)
+_WRITE_THEM = "write them as [15339, 1917] or as 15339 1917"
+_FLAT = "send a flat array of whole numbers like [15339, 1917]"
 
-    Whatever is not a whole number stays as it was written (`"abc"`, `1.5`), so the
-    engine's check names it and its position."""
+
+def parse_ids(raw: str) -> list[object]:
+    """Ids typed by a person: a flat JSON array, or numbers separated by spaces or commas.
+
+    Whatever is not a whole number of ASCII digits stays as it was written (`"abc"`,
+    `1.5`, `"١٢"`), so the engine's check names it and its position. Arrays or objects
+    inside the array are refused, at any depth, without recursing into them."""
     raw = raw.strip()
     if not raw:
         return []
-    if raw.startswith(("[", "{")):
-        try:
-            value = json.loads(raw)
-        except ValueError as error:
-            raise BadTokenId(
-                f"the ids are not a valid JSON array ({error.msg}, at character {error.pos + 1}); "
-                "write them as [15339, 1917] or as 15339 1917"
-            ) from None
-        if not isinstance(value, list):
-            raise BadTokenId("the ids are not a JSON array; write them as [15339, 1917] or as 15339 1917")
-        return value
-    items = [item for item in re.split(r"[\s,;]+", raw) if item]
-    return [int(item) if re.fullmatch(r"[+-]?\d{1,30}", item) else item for item in items]
+    if raw.startswith("{"):
+        raise BadTokenId(f"the ids are not a JSON array; {_WRITE_THEM}")
+    if not raw.startswith("["):
+        items = [item for item in re.split(r"[\s,;]+", raw) if item]
+        return [int(item) if _ASCII_ID.fullmatch(item) else item for item in items]
+    _refuse_nesting(raw)
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise BadTokenId(
+            f"the ids are not a valid JSON array ({error.msg}, at character {error.pos + 1}); {_WRITE_THEM}"
+        ) from None
+    except ValueError:  # int() refuses a number of over 4,300 digits
+        raise BadTokenId(f"a token id in the array has thousands of digits; {_FLAT}") from None
+    except RecursionError:  # _refuse_nesting should have caught any nesting first
+        raise BadTokenId(f"the ids are nested too deeply; {_FLAT}") from None
+
+
+def _refuse_nesting(raw: str) -> None:
+    """A `BadTokenId` naming the first array or object inside the top-level array `raw`,
+    found by counting brackets outside of strings (json.loads would recurse into it)."""
+    if raw.count("[") == 1 and "{" not in raw:
+        return
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(raw):
+        mark = match.group()
+        if mark in ("[", "{"):
+            depth += 1
+            if depth > 1:
+                position = sum(m.group() == "," for m in _STRING_OR_COMMA.finditer(raw, 0, match.start()))
+                kind = "a JSON array" if mark == "[" else "a JSON object"
+                raise BadTokenId(f"token id at position {position} is {kind}, not a number; {_FLAT}")
+        elif mark in ("]", "}"):
+            depth -= 1
+            if depth == 0:
+                return  # the top-level array is closed; json.loads names anything after it
+

@@ -1,0 +1,171 @@
+"""Tokenizers users trained: `NAME.bpe` files in the data directory's tokenizers folder.
+
+The file name is the tokenizer's name: a model renamed with `mv` answers to its new name,
+and the name in its header is for people only. `UserModels.models()` lists the folder
+again only when the folder changed (its mtime: creating, renaming or deleting a file
+changes it, and `write_atomically` publishes by renaming), and reads a file's header only
+when the file is new or changed (its identity: device, inode, size, mtime). Only regular
+files are read: a FIFO, directory or device named like a model is reported, never opened
+for a blocking read.
+
+A writer holds `name_lock(folder, name)` (an flock on `.NAME.lock`) from the start of
+training until the file is in place. Listing the folder removes temp files
+(`.NAME.bpe.*.tmp`, see `write_atomically`) that are over an hour old and whose name is
+not locked: a writer was killed before it could rename or remove them.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import stat
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.errors import InvalidInput, TokenizerFileError, TokenprismError
+from app.tokenizers import bpe_file
+
+USER_MODEL_SUFFIX = ".bpe"
+NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_.-]{0,47}")  # matched whole, with fullmatch
+STALE_TEMP_S = 3600
+_SETTLED_NS = 2 * 10**9  # a folder mtime this old cannot change again within the same clock tick
+_LOCK_FLAGS = os.O_RDWR | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+_TEMP_FILE = re.compile(r"\.(?P<name>.+)\.bpe\.[a-z0-9_]+\.tmp")
+
+Identity = tuple[int, int, int, int]  # st_dev, st_ino, st_size, st_mtime_ns
+
+
+def check_name(name: str) -> str:
+    if not NAME_PATTERN.fullmatch(name):
+        raise InvalidInput(
+            f"tokenizer name {name!r} is not allowed; use 1 to 48 characters from a-z, 0-9, '_', '.', '-', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class UserModel:
+    name: str
+    path: Path
+    identity: Identity
+    header: bpe_file.Header | None  # None when the file cannot be used; `error` says why
+    error: TokenizerFileError | None = None
+
+
+def identity_of(path: Path) -> Identity | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+class UserModels:
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self._models: dict[str, UserModel] = {}  # name -> model, as last listed
+        self._stamp: Identity | None = None  # the folder's identity when listed; None: list again
+        self._lock = threading.Lock()
+
+    def models(self) -> dict[str, UserModel]:
+        """name -> model, usable or not; the folder is listed again only if it changed."""
+        with self._lock:
+            stamp = identity_of(self.folder)
+            if stamp is None or stamp != self._stamp:
+                self._models = self._list(self._models) if stamp is not None else {}
+                settled = stamp is not None and time.time_ns() - stamp[3] > _SETTLED_NS
+                self._stamp = stamp if settled else None
+            return self._models
+
+    def forget(self) -> None:
+        """List the folder again on the next call (a file changed without the folder changing)."""
+        with self._lock:
+            self._stamp = None
+
+    def _list(self, known: dict[str, UserModel]) -> dict[str, UserModel]:
+        remove_stale_temps(self.folder)
+        found = {}
+        with os.scandir(self.folder) as items:
+            names = sorted(item.name for item in items)
+        for file_name in names:
+            name = file_name.removesuffix(USER_MODEL_SUFFIX)
+            if name == file_name or not NAME_PATTERN.fullmatch(name):
+                continue
+            path = self.folder / file_name
+            identity = identity_of(path)
+            if identity is None:
+                continue  # deleted meanwhile
+            old = known.get(name)
+            found[name] = old if old is not None and old.identity == identity else _read(name, path, identity)
+        return found
+
+
+def _read(name: str, path: Path, identity: Identity) -> UserModel:
+    try:
+        return UserModel(name, path, identity, bpe_file.read_header(path))
+    except TokenizerFileError as error:
+        return UserModel(name, path, identity, None, error)
+
+
+@contextmanager
+def name_lock(folder: Path, name: str) -> Iterator[None]:
+    """Hold the lock of `name` in `folder`; if another process holds it, fail at once."""
+    lock_path = folder / f".{check_name(name)}.lock"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle = os.open(lock_path, _LOCK_FLAGS | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise TokenprismError(f"cannot create the lock file {lock_path} ({error.strerror}); check the data directory",
+                              status=500) from None
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise TokenprismError(
+                f"another process is training {name} right now; wait for it to finish or choose another name",
+                code="name_busy",
+                status=409,
+            ) from None
+        yield
+    finally:
+        os.close(handle)
+
+
+def remove_stale_temps(folder: Path) -> None:
+    """Remove the temp files in `folder` that are over STALE_TEMP_S old and whose name is not locked."""
+    try:
+        with os.scandir(folder) as items:
+            temps = [(item.name, match["name"]) for item in items if (match := _TEMP_FILE.fullmatch(item.name))]
+    except OSError:
+        return
+    for file_name, name in temps:
+        _remove_if_stale(folder / file_name, name)
+
+
+def _remove_if_stale(path: Path, name: str) -> None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return
+    if not stat.S_ISREG(info.st_mode) or time.time() - info.st_mtime < STALE_TEMP_S:
+        return
+    try:
+        lock = os.open(path.parent / f".{name}.lock", _LOCK_FLAGS)
+    except FileNotFoundError:
+        path.unlink(missing_ok=True)  # its name was never locked
+        return
+    except OSError:
+        return
+    try:
+        fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass  # locked: its writer is alive
+    finally:
+        os.close(lock)
