@@ -214,7 +214,7 @@ def cmd_serve(args) -> None:
         raise CliError(f"--workers {args.workers} is out of range; use 1 to 64 (about one per CPU core)")
     uvicorn.run(
         "app.main:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
-        http=BoundedHttpToolsProtocol, loop="uvloop", log_level=args.log_level, access_log=args.access_log,
+        http=BoundedHttpToolsProtocol, loop="auto", log_level=args.log_level, access_log=args.access_log,
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 class TokenprismError(Exception):
     code = "bad_request"
     status = 400
+    headers: dict[str, str] = {}  # extra response headers (Retry-After on a 503)
 
     def __init__(self, message: str, *, code: str | None = None, status: int | None = None):
         super().__init__(message)

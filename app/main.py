@@ -1,9 +1,11 @@
 """create_app(): builds the FastAPI app, mounts static/, installs middleware, error
-handlers and the routers. Nothing else happens here."""
+handlers and the routes, and holds the services the routes share (settings, registry,
+the work pool). Nothing else happens here."""
 
 from __future__ import annotations
 
 import logging
+import sys
 
 from fastapi import FastAPI
 from fastapi.middleware.gzip import GZipMiddleware
@@ -14,14 +16,23 @@ from app.settings import Settings, get_settings
 from app.tokenizers.registry import Registry, default_registry
 from app.web import api, pages
 from app.web.assets import STATIC_DIR, TEMPLATES_DIR, missing_assets
+from app.web.bodies import install_body_schemas
+from app.web.deps import Services
 from app.web.errors import install_error_handlers
-from app.web.security import BodyLimit, SecurityHeaders
+from app.web.formatting import install_filters
+from app.web.pool import WorkPool
+from app.web.security import BodyLimit, HeadAsGet, SecurityHeaders
 
 log = logging.getLogger("tokenprism")
+GIL_SWITCH_S = 0.001
 
 
 def create_app(settings: Settings | None = None, registry: Registry | None = None) -> FastAPI:
     settings = settings or get_settings()
+    # The event loop thread competes for the GIL with the pool threads running Python; at
+    # the default 5 ms switch interval it waits up to that long at every turn, which put
+    # /healthz's p99 near 200 ms under load (100 ms at 1 ms; bench/bench_hostile.py).
+    sys.setswitchinterval(GIL_SWITCH_S)
     app = FastAPI(
         title="tokenprism",
         summary="See how real tokenizers cut your text: count, tokenize, compare and decode.",
@@ -29,14 +40,20 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
         docs_url=None,  # served by api.py from local Swagger UI files, never a CDN
         redoc_url=None,
     )
-    app.state.settings = settings
-    app.state.registry = registry or default_registry(settings)
+    registry = registry or default_registry(settings)
     app.state.templates = Jinja2Templates(directory=TEMPLATES_DIR)
+    install_filters(app.state.templates)
+    pool = WorkPool(settings.workers, settings.max_queue, settings.queue_wait_s)
+    app.state.services = Services(settings, registry, pool)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_error_handlers(app)
-    app.include_router(api.router)
-    app.include_router(pages.router)
-    app.add_middleware(GZipMiddleware, minimum_size=2000)  # token fragments are large and repetitive
+    install_body_schemas(app)
+    # The routes go straight into the app's own list: FastAPI wraps each `include_router`
+    # in a layer that re-matches every route of the router, twice per request.
+    app.router.routes.extend([*api.ROUTES, *pages.router.routes])
+    # Pages and token lists are compressed on the pool (json_body.py); this is for the rest.
+    app.add_middleware(GZipMiddleware, minimum_size=2000, compresslevel=6)
+    app.add_middleware(HeadAsGet)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders)
     if missing := missing_assets():

@@ -58,8 +58,24 @@ class Tokenizer(ABC):
 
     def tokenize(self, text: str, allow_special: bool = False) -> list[Token]:
         """Tokens of `text`; their bytes join to its UTF-8 and their ranges cover it in order."""
-        ids, pieces = self.encode_with_pieces(clean_text(text), allow_special)
+        text = clean_text(text)
+        return self.tokens_of(text, self.encode(text, allow_special), allow_special)
+
+    def tokens_of(self, text: str, ids: list[int], allow_special: bool = False) -> list[Token]:
+        """Tokens for `ids`, the first ids (or all) of `encode(text)`: the head of the text only."""
+        pieces = self.pieces_of(text, ids, allow_special)
         return make_tokens(ids, pieces, char_ranges(pieces), self.special_ids)
+
+    def pieces_of(self, text: str, ids: list[int], allow_special: bool = False) -> list[bytes]:
+        """For the first ids (or all) of `encode(text)`, the bytes of `text` each stands for.
+
+        The ids' own bytes, when they spell the start of the text (always, for byte-level
+        BPE); otherwise (a backend that rewrites text, such as SentencePiece's literal `▁`)
+        the backend's exact pieces of the whole text, cut to as many."""
+        pieces = self.token_bytes(ids)
+        if text.encode("utf-8").startswith(b"".join(pieces)):
+            return pieces
+        return self.encode_with_pieces(text, allow_special)[1][: len(ids)]
 
     def encode_with_pieces(self, text: str, allow_special: bool = False) -> tuple[list[int], list[bytes]]:
         """Ids of `text` and, for each, the bytes of `text` it stands for."""

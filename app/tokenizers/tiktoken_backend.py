@@ -15,6 +15,9 @@ from app.tokenizers.base import Tokenizer
 from app.tokenizers.openai_encodings import OpenAIEncoding
 
 
+_SLICE = 16_384  # ids per decode_tokens_bytes call
+
+
 class TiktokenTokenizer(Tokenizer):
     kind = "tiktoken"
 
@@ -65,7 +68,14 @@ class TiktokenTokenizer(Tokenizer):
         return self._encoding.decode_single_token_bytes(token_id)
 
     def token_bytes(self, ids: list[int]) -> list[bytes]:
-        return self._encoding.decode_tokens_bytes(ids)
+        # In slices: tiktoken holds the GIL for the whole call (~0.2 s per million ids),
+        # which would stall the server's event loop thread.
+        if len(ids) <= _SLICE:
+            return self._encoding.decode_tokens_bytes(ids)
+        pieces: list[bytes] = []
+        for start in range(0, len(ids), _SLICE):
+            pieces += self._encoding.decode_tokens_bytes(ids[start : start + _SLICE])
+        return pieces
 
     def decode(self, ids: list[int]) -> str:
         return self._encoding.decode(ids)

@@ -18,24 +18,28 @@ Decisions (also in the OpenAPI descriptions):
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from starlette.concurrency import run_in_threadpool
 
 from app.errors import BadTokenId, InvalidInput, TextTooLarge
 from app.tokenizers.chat import CHAT_RULES, ChatMessage, chat_tokenizers
+from app.tokenizers.tokens import text_and_ranges, text_stats
 from app.web import engine_calls, schemas
 from app.web.assets import swagger_paths
-from app.web.deps import RegistryDep, SettingsDep
+from app.web.bodies import json_body_doc, read_json
+from app.web.deps import services
+from app.web.lean_route import LeanRoute
+from app.web.json_body import dumps, json_response, token_list
 
-router = APIRouter()
+INLINE_CHARS = 4_096  # /api/count texts up to this size are counted on the event loop (~0.1 ms)
+
+router = APIRouter()  # /healthz and /docs
 api = APIRouter(prefix="/api")
+api_post = APIRouter(prefix="/api", route_class=LeanRoute)  # the hot paths: see lean_route.py
 
 _ERROR_DESCRIPTIONS = {
     400: "The body is not valid JSON (or not UTF-8).",
+    415: "The body is not sent as Content-Type: application/json.",
     404: "Unknown tokenizer; the message lists the valid names.",
     413: "Text, ids or request body over the limits of GET /api/limits.",
     422: "A field is missing, of the wrong type, unknown or invalid; the message names it.",
@@ -44,37 +48,6 @@ _ERROR_DESCRIPTIONS = {
 
 def errors(*statuses: int) -> dict:
     return {status: {"model": schemas.ErrorResponse, "description": _ERROR_DESCRIPTIONS[status]} for status in statuses}
-
-
-_JSON_CHUNK = 2_000  # list items per json.dumps call; see _json_parts
-
-
-def _json(value) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-
-
-def _json_parts(value):
-    """JSON text of `value` in pieces. json.dumps holds the GIL for its whole C call (about 200 ms
-    for 100,000 tokens), which would stall the event loop thread too; long lists go in chunks."""
-    if isinstance(value, dict):
-        yield "{"
-        for index, (key, item) in enumerate(value.items()):
-            yield ("," if index else "") + _json(key) + ":"
-            yield from _json_parts(item)
-        yield "}"
-    elif isinstance(value, list) and len(value) > _JSON_CHUNK:
-        yield "["
-        for start in range(0, len(value), _JSON_CHUNK):
-            yield ("," if start else "") + _json(value[start : start + _JSON_CHUNK])[1:-1]
-        yield "]"
-    else:
-        yield _json(value)
-
-
-async def json_off_loop(build: Callable[[], dict]) -> Response:
-    """Build and serialise a large response in a worker thread, in pieces (see `_json_parts`)."""
-    body = await run_in_threadpool(lambda: "".join(_json_parts(build())).encode("utf-8"))
-    return Response(body, media_type="application/json")
 
 
 def default_names(registry, settings) -> list[str]:
@@ -100,12 +73,14 @@ async def docs(request: Request):
 
 
 @api.get("/limits", tags=["meta"], response_model=schemas.LimitsResponse, summary="The limits this server enforces")
-async def limits(settings: SettingsDep):
+async def limits(request: Request):
+    settings = services(request).settings
     return {
         "max_text_chars": settings.max_text_chars,
         "max_body_bytes": settings.max_body_bytes,
         "max_ids": settings.max_ids,
         "max_compare": settings.max_compare,
+        "max_response_tokens": settings.max_response_tokens,
         "max_texts": schemas.MAX_TEXTS,
         "max_messages": schemas.MAX_MESSAGES,
     }
@@ -115,9 +90,10 @@ async def limits(settings: SettingsDep):
 
 
 @api.get("/tokenizers", tags=["tokenizers"], response_model=schemas.TokenizersResponse, summary="List the tokenizers")
-async def list_tokenizers(registry: RegistryDep):
+async def list_tokenizers(request: Request):
     """Built-in tokenizers first, then the ones users trained. Listing loads none of them."""
-    return {"tokenizers": await run_in_threadpool(registry.infos)}
+    registry = services(request).registry
+    return {"tokenizers": registry.infos()}
 
 
 @api.get(
@@ -127,8 +103,9 @@ async def list_tokenizers(registry: RegistryDep):
     responses=errors(404, 422),
     summary="One tokenizer, with its special tokens",
 )
-async def get_tokenizer(name: str, registry: RegistryDep):
-    tokenizer = await run_in_threadpool(registry.get, name)
+async def get_tokenizer(request: Request, name: str):
+    _, registry, pool = services(request)
+    tokenizer = await pool.run(registry.get, name)
     special = dict(tokenizer.special_tokens)
     for token_id in sorted(tokenizer.special_ids):  # control pieces (SentencePiece's <s>) have no dict entry
         special.setdefault(tokenizer.id_to_bytes(token_id).decode("utf-8", errors="replace"), token_id)
@@ -143,43 +120,71 @@ async def get_tokenizer(name: str, registry: RegistryDep):
 # ---- tokens ----
 
 
-@api.post(
+@api_post.post(
     "/tokenize",
     tags=["tokens"],
     response_model=schemas.TokenizeResponse,
-    responses=errors(400, 404, 413, 422),
+    responses=errors(400, 404, 413, 415, 422),
+    openapi_extra=json_body_doc(schemas.TokenizeRequest),
     summary="Tokenize a text: ids, bytes and character ranges",
 )
-async def tokenize(body: schemas.TokenizeRequest, registry: RegistryDep, settings: SettingsDep):
+async def tokenize(request: Request):
     """Each token's `bytes` (hex) join to the text's UTF-8; `[start, end)` is the smallest character range
-    holding them, so tokens that split a character (a piece of an emoji) share its range."""
-    result = await engine_calls.tokenize(registry, settings, body.tokenizer, body.text, body.allow_special)
-    return await json_off_loop(lambda: result.to_dict(with_stats=True))
+    holding them, so tokens that split a character (a piece of an emoji) share its range. A text of more
+    than `max_response_tokens` tokens (GET /api/limits) is a 413 `too_many_tokens`: /api/count counts any size."""
+    settings, registry, pool = services(request)
+    body = await read_json(request, schemas.TokenizeRequest)
+    name = registry.resolve(body.tokenizer)
+
+    def work() -> Response:
+        text, [listed] = engine_calls.tokenize_listed(registry, settings, [name], body.text, body.allow_special)
+        return json_response(result_json(text, *listed), request.headers.get("accept-encoding", ""))
+
+    return await pool.run(work)
 
 
-@api.post(
+def result_json(text: str, tokenizer, ids: list[int], pieces: list[bytes]) -> str:
+    """One tokenize result (`schemas.TokenizeResponse`) as JSON text."""
+    stats = dumps(text_stats(text, len(ids)).to_dict())
+    tokens = token_list(ids, pieces, tokenizer.special_ids)
+    return f'{{"tokenizer":{dumps(tokenizer.name)},"count":{len(ids)},"tokens":{tokens},"stats":{stats}}}'
+
+
+@api_post.post(
     "/compare",
     tags=["tokens"],
     response_model=schemas.CompareResponse,
-    responses=errors(400, 404, 413, 422),
+    responses=errors(400, 404, 413, 415, 422),
+    openapi_extra=json_body_doc(schemas.CompareRequest),
     summary="Tokenize one text with several tokenizers",
 )
-async def compare(body: schemas.CompareRequest, registry: RegistryDep, settings: SettingsDep):
+async def compare(request: Request):
+    """The token budget (`max_response_tokens`) is over all the tokenizers of the request together."""
+    settings, registry, pool = services(request)
+    body = await read_json(request, schemas.CompareRequest)
     names = body.tokenizers if body.tokenizers is not None else default_names(registry, settings)
-    results = await engine_calls.tokenize_many(registry, settings, names, body.text, body.allow_special)
-    return await json_off_loop(lambda: {"results": [result.to_dict(with_stats=True) for result in results]})
+    names = engine_calls.check_tokenizer_names(names, registry, settings)
+
+    def work() -> Response:
+        text, listed = engine_calls.tokenize_listed(registry, settings, names, body.text, body.allow_special)
+        results = ",".join(result_json(text, *one) for one in listed)
+        return json_response(f'{{"results":[{results}]}}', request.headers.get("accept-encoding", ""))
+
+    return await pool.run(work)
 
 
-@api.post(
+@api_post.post(
     "/count",
     tags=["tokens"],
     response_model=schemas.CountResponse,
     response_model_exclude_none=True,
-    responses=errors(400, 404, 413, 422),
+    responses=errors(400, 404, 413, 415, 422),
+    openapi_extra=json_body_doc(schemas.CountRequest),
     summary="Count tokens of a text, a batch of texts, or a chat",
 )
-async def count(body: schemas.CountRequest, registry: RegistryDep, settings: SettingsDep):
-    """Send exactly one of `text`, `texts` or `messages`.
+async def count(request: Request):
+    """Send exactly one of `text`, `texts` or `messages`. Counting has no token budget: any text within
+    `max_text_chars` is counted.
 
     `messages` are counted the way OpenAI counts chat prompts for its models on cl100k_base (gpt-4,
     gpt-3.5-turbo-0613 and later) and o200k_base (gpt-4o), the rule of OpenAI's cookbook "How to count tokens
@@ -187,22 +192,30 @@ async def count(body: schemas.CountRequest, registry: RegistryDep, settings: Set
     name, plus 3 for the reply's priming (`<|start|>assistant<|message|>`). The older gpt-3.5-turbo-0301 rule
     (4 per message, -1 per name) is not used. Other tokenizers have no defined chat format: asking for them is
     a 422 naming the ones that do. Function/tool definitions are not counted."""
+    settings, registry, pool = services(request)
+    body = await read_json(request, schemas.CountRequest)
     given = [field for field in ("text", "texts", "messages") if getattr(body, field) is not None]
     if len(given) != 1:
         raise InvalidInput(
             f"send exactly one of \"text\", \"texts\" or \"messages\"; got {', '.join(given) or 'none'}"
         )
     if body.messages is not None:
-        return await _count_chat(body, registry, settings)
+        return await _count_chat(body, registry, settings, pool)
     texts = [body.text] if body.text is not None else body.texts
     if len(texts) > schemas.MAX_TEXTS:
         raise TextTooLarge(
             f"{len(texts):,} texts sent; the limit is {schemas.MAX_TEXTS:,}. Send fewer per request",
             code="too_many_texts",
         )
+    texts = engine_calls.check_texts(texts, settings)
     names = body.tokenizers if body.tokenizers is not None else default_names(registry, settings)
-    per_text = await engine_calls.count_texts(registry, settings, names, texts, body.allow_special)
-    sizes = [(len(text), len(text.encode("utf-8"))) for text in engine_calls.check_texts(texts, settings)]
+    names = engine_calls.check_tokenizer_names(names, registry, settings)
+    args = (registry, settings, names, texts, body.allow_special)
+    if sum(map(len, texts)) <= INLINE_CHARS and all(map(registry.is_loaded, names)):
+        per_text = engine_calls.count_texts(*args)  # cheaper than a hop to a pool thread
+    else:
+        per_text = await pool.run(engine_calls.count_texts, *args)
+    sizes = [(len(text), len(text.encode("utf-8"))) for text in texts]
     result = {
         "counts": {name: sum(counts) for name, counts in per_text.items()},
         "characters": sum(chars for chars, _ in sizes),
@@ -213,10 +226,10 @@ async def count(body: schemas.CountRequest, registry: RegistryDep, settings: Set
             {"counts": {name: counts[i] for name, counts in per_text.items()}, "characters": chars, "bytes": size}
             for i, (chars, size) in enumerate(sizes)
         ]
-    return result
+    return Response(dumps(result).encode("utf-8"), media_type="application/json")
 
 
-async def _count_chat(body: schemas.CountRequest, registry, settings) -> dict:
+async def _count_chat(body: schemas.CountRequest, registry, settings, pool) -> Response:
     if len(body.messages) > schemas.MAX_MESSAGES:
         raise TextTooLarge(
             f"{len(body.messages):,} messages sent; the limit is {schemas.MAX_MESSAGES:,}. Send fewer per request",
@@ -229,41 +242,50 @@ async def _count_chat(body: schemas.CountRequest, registry, settings) -> dict:
         )
     messages = [ChatMessage(m.role, m.content, m.name) for m in body.messages]
     names = body.tokenizers if body.tokenizers is not None else chat_tokenizers()
-    counts = await engine_calls.count_messages(registry, settings, names, messages)
+    counts = await pool.run(engine_calls.count_messages, registry, settings, names, messages)
     fields = engine_calls.check_texts([value for m in messages for value in m.fields()], settings)
     rule = next(iter(counts.values())).rule
-    return {
+    result = {
         "counts": {name: chat.total for name, chat in counts.items()},
         "characters": sum(len(value) for value in fields),
         "bytes": sum(len(value.encode("utf-8")) for value in fields),
         "chat": {"rule": rule.to_dict(), "per_message": {name: chat.per_message for name, chat in counts.items()}},
     }
+    return Response(dumps(result).encode("utf-8"), media_type="application/json")
 
 
-@api.post(
+@api_post.post(
     "/decode",
     tags=["tokens"],
     response_model=schemas.DecodeResponse,
-    responses=errors(400, 404, 413, 422),
+    responses=errors(400, 404, 413, 415, 422),
+    openapi_extra=json_body_doc(schemas.DecodeRequest),
     summary="Decode token ids to text, token by token",
 )
-async def decode(body: schemas.DecodeRequest, registry: RegistryDep, settings: SettingsDep):
+async def decode(request: Request):
     """`text` equals the reference library's decode (tiktoken's `decode`, SentencePiece's `decode`). A bad id
-    (negative, too large, a gap in the vocabulary, not a whole number) is a 422 naming it and its position."""
-    tokenizer = await run_in_threadpool(registry.get, body.tokenizer)
-    if len(body.ids) <= settings.max_ids:
+    (negative, too large, a gap in the vocabulary, not a whole number) is a 422 naming it and its position.
+    More ids than `max_response_tokens` is a 413 `too_many_tokens`."""
+    settings, registry, pool = services(request)
+    body = await read_json(request, schemas.DecodeRequest)
+    name = registry.resolve(body.tokenizer)
+
+    def work() -> Response:
+        tokenizer = registry.get(name)
+        engine_calls.check_decode_ids(body.ids, settings)
         _refuse_nested(body.ids, tokenizer.vocab_size)
-    result = await engine_calls.decode(registry, settings, tokenizer.name, body.ids)
-    text = await engine_calls.reference_decode(result)
-    return await json_off_loop(
-        lambda: {
-            "tokenizer": result.tokenizer.name,
-            "text": text,
-            "count": result.count,
-            "tokens": [engine_calls.token_dict(token) for token in result.tokens],
-            "tokens_text": result.text,
-        }
-    )
+        ids = tokenizer.validate_ids(body.ids)
+        engine_calls.budget_check({name: len(ids)}, settings, "the ids")
+        pieces = tokenizer.token_bytes(ids)
+        tokens_text, ranges = text_and_ranges(pieces)
+        tokens = token_list(ids, pieces, tokenizer.special_ids, ranges)
+        body_json = (
+            f'{{"tokenizer":{dumps(name)},"text":{dumps(tokenizer.decode(ids))},"count":{len(ids)},'
+            f'"tokens":{tokens},"tokens_text":{dumps(tokens_text)}}}'
+        )
+        return json_response(body_json, request.headers.get("accept-encoding", ""))
+
+    return await pool.run(work)
 
 
 def _refuse_nested(ids: list, vocab_size: int) -> None:
@@ -278,4 +300,5 @@ def _refuse_nested(ids: list, vocab_size: int) -> None:
             )
 
 
-router.include_router(api)
+
+ROUTES = [*router.routes, *api.routes, *api_post.routes]  # what create_app adds, in this order

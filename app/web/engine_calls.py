@@ -1,9 +1,14 @@
-"""What the pages and the API ask of the engine, in one place.
+"""What the pages and the API ask of the engine, in one place; plain functions, no HTTP or HTML.
 
 Each call checks the request against the limits before any tokenizer runs, resolves the
-tokenizer through the registry, runs the tokenizer work in a worker thread (tiktoken
-releases the GIL, so one long request does not stall the others) and returns plain
-results that a router renders as HTML or as JSON. No HTTP or HTML here.
+tokenizers through the registry and returns plain results that a router renders as HTML
+or JSON. These functions do CPU work: the routers run them on the bounded pool
+(`pool.py`), one pool job per request, never on the event loop.
+
+Token budget: a request that lists tokens counts them first (ids only, cheap) and refuses
+with `too_many_tokens` when all its tokenizers together have more than
+`max_response_tokens`, before any per-token object is made. Counting has no such budget.
+Pages list only the head of the text (`head` tokens) and count the rest.
 """
 
 from __future__ import annotations
@@ -11,14 +16,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from starlette.concurrency import run_in_threadpool
-
-from app.errors import InvalidInput, TextTooLarge
+from app.errors import InvalidInput, TextTooLarge, TokenprismError
 from app.settings import Settings
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.chat import ChatCount, ChatMessage, count_chat, rule_for
 from app.tokenizers.registry import Registry
 from app.tokenizers.tokens import Stats, Token, clean_text, text_stats
+
+
+class TooManyTokens(TokenprismError):
+    code = "too_many_tokens"
+    status = 413
 
 
 def check_text(text: str, settings: Settings) -> str:
@@ -29,6 +37,17 @@ def check_text(text: str, settings: Settings) -> str:
             "Send a shorter text, or split it and add up the counts"
         )
     return clean_text(text)
+
+
+def check_texts(texts: list[str], settings: Settings, what: str = "the texts") -> list[str]:
+    """Several texts that together stay within the text limit, each cleaned like `check_text`."""
+    total = sum(len(text) for text in texts)
+    if total > settings.max_text_chars:
+        raise TextTooLarge(
+            f"{what} add up to {total:,} characters; the limit for one request is {settings.max_text_chars:,}. "
+            "Send fewer or shorter texts per request and add up the counts"
+        )
+    return [clean_text(text) for text in texts]
 
 
 def check_tokenizer_names(names: list[str], registry: Registry, settings: Settings, minimum: int = 1) -> list[str]:
@@ -43,126 +62,91 @@ def check_tokenizer_names(names: list[str], registry: Registry, settings: Settin
 
 
 @dataclass
-class TokenizeResult:
+class Tokenized:
+    """One tokenizer's ids for a text, and the tokens of the first `len(tokens)` of them."""
+
     tokenizer: Tokenizer
     text: str
+    ids: list[int]
     tokens: list[Token]
 
     @property
     def count(self) -> int:
-        return len(self.tokens)
+        return len(self.ids)
 
     @cached_property
     def stats(self) -> Stats:
-        return text_stats(self.text, len(self.tokens))
-
-    def to_dict(self, with_stats: bool = False) -> dict:
-        result = {
-            "tokenizer": self.tokenizer.name,
-            "count": self.count,
-            "tokens": [token_dict(token) for token in self.tokens],
-        }
-        if with_stats:
-            result["stats"] = self.stats.to_dict()
-        return result
+        return text_stats(self.text, len(self.ids))
 
 
-def token_dict(token: Token) -> dict:
-    return {
-        "id": token.id,
-        "text": token.text,
-        "bytes": token.bytes.hex(),
-        "start": token.start,
-        "end": token.end,
-        "special": token.special,
-    }
+def budget_check(counts: dict[str, int], settings: Settings, what: str = "the text") -> None:
+    total = sum(counts.values())
+    if total > settings.max_response_tokens:
+        each = ", ".join(f"{count:,} with {name}" for name, count in counts.items())
+        raise TooManyTokens(
+            f"{what} has {total:,} tokens ({each}); one request lists at most {settings.max_response_tokens:,}. "
+            "POST /api/count counts a text of any size; to see every token, send a shorter text"
+        )
 
 
-async def tokenize(registry: Registry, settings: Settings, name: str, text: str, allow_special: bool = False) -> TokenizeResult:
+def tokenize_listed(
+    registry: Registry, settings: Settings, names: list[str], text: str, allow_special: bool = False
+) -> tuple[str, list[tuple[Tokenizer, list[int], list[bytes]]]]:
+    """The checked text and every token of it under each tokenizer, as (tokenizer, ids, pieces),
+    within the budget."""
     text = check_text(text, settings)
-    tokenizer = await run_in_threadpool(registry.get, name)
-    tokens = await run_in_threadpool(tokenizer.tokenize, text, allow_special)
-    return TokenizeResult(tokenizer, text, tokens)
+    encoded = []
+    for name in names:
+        tokenizer = registry.get(name)
+        encoded.append((tokenizer, tokenizer.encode(text, allow_special)))
+        budget_check({t.name: len(ids) for t, ids in encoded}, settings)  # stop at the first that tips it over
+    return text, [(t, ids, t.pieces_of(text, ids, allow_special)) for t, ids in encoded]
 
 
-async def tokenize_many(
-    registry: Registry, settings: Settings, names: list[str], text: str, allow_special: bool = False, minimum: int = 1
-) -> list[TokenizeResult]:
+def tokenize_head(
+    registry: Registry, settings: Settings, name: str, text: str, allow_special: bool, head: int
+) -> Tokenized:
+    """All ids of `text`, and tokens for the first `head` of them (a page draws only those)."""
     text = check_text(text, settings)
-    names = check_tokenizer_names(names, registry, settings, minimum)
-    return [await tokenize(registry, settings, name, text, allow_special) for name in names]
+    tokenizer = registry.get(name)
+    ids = tokenizer.encode(text, allow_special)
+    return Tokenized(tokenizer, text, ids, tokenizer.tokens_of(text, ids[:head], allow_special))
 
 
-async def tokenize_each(
-    registry: Registry, settings: Settings, names: list[str], text: str, allow_special: bool = False, minimum: int = 1
-) -> list:
-    """Like `tokenize_many`, but the tokenizers run concurrently (in worker threads) and a
-    tokenizer that fails (a damaged file, say) gives its error in its place instead of
-    failing the whole comparison. The text and the names are checked first, as there."""
-    import asyncio
-
-    from app.errors import TokenprismError
-
-    text = check_text(text, settings)
-    names = check_tokenizer_names(names, registry, settings, minimum)
-
-    async def one(name: str):
-        try:
-            return await tokenize(registry, settings, name, text, allow_special)
-        except TokenprismError as error:
-            return error
-
-    return list(await asyncio.gather(*(one(name) for name in names)))
+def count(registry: Registry, name: str, text: str, allow_special: bool = False) -> int:
+    return len(registry.get(name).encode(text, allow_special))
 
 
-async def count(registry: Registry, settings: Settings, name: str, text: str, allow_special: bool = False) -> int:
-    text = check_text(text, settings)
-    tokenizer = await run_in_threadpool(registry.get, name)
-    return len(await run_in_threadpool(tokenizer.encode, text, allow_special))
+def count_texts(
+    registry: Registry, settings: Settings, names: list[str], texts: list[str], allow_special: bool = False
+) -> dict[str, list[int]]:
+    """Canonical tokenizer name -> the token count of each (already checked) text."""
+    return {name: [count(registry, name, text, allow_special) for text in texts] for name in names}
 
 
-async def decode(registry: Registry, settings: Settings, name: str, ids: list[object]) -> TokenizeResult:
-    """Text and tokens for user-given ids; a bad id is a `BadTokenId` naming it."""
+def check_decode_ids(ids: list[object], settings: Settings) -> None:
     if len(ids) > settings.max_ids:
         raise TextTooLarge(
             f"{len(ids):,} ids sent; the limit is {settings.max_ids:,}. Send fewer ids per request", code="too_many_ids"
         )
-    tokenizer = await run_in_threadpool(registry.get, name)
-    text, tokens = await run_in_threadpool(tokenizer.tokens_for_ids, ids)
-    return TokenizeResult(tokenizer, text, tokens)
 
 
-async def reference_decode(result: TokenizeResult) -> str:
-    """The text the tokenizer's own library decodes `decode()`'s (validated) ids to."""
-    return await run_in_threadpool(result.tokenizer.decode, [token.id for token in result.tokens])
+def decode(registry: Registry, settings: Settings, name: str, ids: list[object], head: int | None = None) -> Tokenized:
+    """Text and tokens for user-given ids (tokens for the first `head` only, when given);
+    a bad id is a `BadTokenId` naming it."""
+    check_decode_ids(ids, settings)
+    tokenizer = registry.get(name)
+    checked = tokenizer.validate_ids(ids)
+    if head is None:
+        budget_check({tokenizer.name: len(checked)}, settings, "the ids")
+    shown = checked if head is None else checked[:head]
+    text, tokens = tokenizer.tokens_for_ids(shown)
+    if len(shown) < len(checked):
+        text = tokenizer.decode(checked)
+    return Tokenized(tokenizer, text, checked, tokens)
 
 
-def check_texts(texts: list[str], settings: Settings, what: str = "the texts") -> list[str]:
-    """Several texts that together stay within the text limit, each cleaned like `check_text`."""
-    total = sum(len(text) for text in texts)
-    if total > settings.max_text_chars:
-        raise TextTooLarge(
-            f"{what} add up to {total:,} characters; the limit for one request is {settings.max_text_chars:,}. "
-            "Send fewer or shorter texts per request and add up the counts"
-        )
-    return [clean_text(text) for text in texts]
-
-
-async def count_texts(
-    registry: Registry, settings: Settings, names: list[str], texts: list[str], allow_special: bool = False
-) -> dict[str, list[int]]:
-    """Canonical tokenizer name -> the token count of each text; one worker-thread call per tokenizer."""
-    texts = check_texts(texts, settings)
-    names = check_tokenizer_names(names, registry, settings)
-    return {name: await run_in_threadpool(_count_each, registry, name, texts, allow_special) for name in names}
-
-
-def _count_each(registry: Registry, name: str, texts: list[str], allow_special: bool) -> list[int]:
-    tokenizer = registry.get(name)  # built on first use, cached after
-    return [len(tokenizer.encode(text, allow_special)) for text in texts]
-
-
-async def count_messages(
+def count_messages(
     registry: Registry, settings: Settings, names: list[str], messages: list[ChatMessage]
 ) -> dict[str, ChatCount]:
     """Canonical tokenizer name -> the chat's prompt tokens under OpenAI's rule (see `app.tokenizers.chat`)."""
@@ -175,7 +159,4 @@ async def count_messages(
         position += size
     names = check_tokenizer_names(names, registry, settings)
     rules = {name: rule_for(name) for name in names}  # every name checked before any tokenizer runs
-    return {
-        name: await run_in_threadpool(lambda name=name, rule=rule: count_chat(registry.get(name).encode, cleaned, rule))
-        for name, rule in rules.items()
-    }
+    return {name: count_chat(registry.get(name).encode, cleaned, rule) for name, rule in rules.items()}

@@ -23,7 +23,8 @@ JSON_PREFIXES = ("/api", "/healthz", "/openapi.json")
 
 
 def wants_json(request: Request) -> bool:
-    return request.url.path.startswith(JSON_PREFIXES)
+    """API paths, and htmx requests (the page's script shows their message in place)."""
+    return request.url.path.startswith(JSON_PREFIXES) or request.headers.get("HX-Request") == "true"
 
 
 def error_response(request: Request, status: int, code: str, message: str):
@@ -49,7 +50,9 @@ def describe_validation_error(error: RequestValidationError) -> tuple[int, str, 
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(TokenprismError)
     async def on_tokenprism_error(request: Request, error: TokenprismError):
-        return error_response(request, error.status, error.code, error.message)
+        response = error_response(request, error.status, error.code, error.message)
+        response.headers.update(error.headers)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def on_validation_error(request: Request, error: RequestValidationError):

@@ -22,24 +22,27 @@ from urllib.parse import quote, urlencode, urlsplit
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 
-from app.errors import TokenprismError
+from app.errors import InvalidInput, TokenprismError
 from app.tokenizers.tokens import parse_ids
 from app.settings import Settings
 from app.tokenizers.base import KINDS
 from app.tokenizers.registry import Registry
 from app.web import engine_calls
 from app.web.assets import STATIC_DIR, htmx_path
-from app.web.deps import RegistryDep, SettingsDep
+from app.web.deps import services
+from app.web.json_body import finished_response
+from app.web.lean_route import LeanRoute
 from app.web.samples import BY_KEY, DEFAULT_TEXT, SAMPLES
 from app.web.tokenview import VIEWS, build_view, render_decoded
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py
 
 DEFAULT_TOKENIZER = "o200k_base"
 DEFAULT_COMPARE = ("gpt2", "cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k")
 MAX_QUERY_CHARS = 6000  # longer page addresses are not kept in the URL (uvicorn refuses heads over 16 KB)
 KIND_LABELS = {"tiktoken": "tiktoken (OpenAI)", "sentencepiece": "SentencePiece", "bpe": "Own byte-level BPE"}
 TYPING_FIELDS = {"text", "ids"}
+HEAD_SLACK = 256  # tokens made past the drawing budget, so that a segment is not cut at its edge
 
 
 # ---------------------------------------------------------------------------------------
@@ -149,7 +152,14 @@ def is_htmx(request: Request) -> bool:
 async def read_form(request: Request, settings: Settings):
     # Starlette's default part limit (1 MB) is below our text limit in UTF-8; the body
     # limit middleware already caps the whole request.
-    return await request.form(max_part_size=settings.max_body_bytes)
+    form = await request.form(max_part_size=settings.max_body_bytes, max_files=4)
+    for key, value in form.multi_items():
+        if not isinstance(value, str):
+            raise InvalidInput(
+                f"form field {key!r} is a file ({value.filename!r}); these pages take typed text only: "
+                "paste the text into the box, or send it to POST /api/tokenize"
+            )
+    return form
 
 
 @lru_cache(maxsize=1)
@@ -189,17 +199,16 @@ def history_headers(request: Request, url: str) -> dict[str, str]:
 
 
 def respond(request: Request, template: str, fragment: str, context: dict, status: int, url: str, fits: bool):
-    templates = request.app.state.templates
+    """The page (or, for htmx, its fragment) rendered to a finished response; runs on a pool thread."""
     context["page_url"] = url
     context["url_has_text"] = fits
+    headers = {"Vary": "HX-Request", "Cache-Control": "no-store"}
     if is_htmx(request):
-        response = templates.TemplateResponse(request, fragment, context, status_code=status)
-        response.headers.update(history_headers(request, url))
-    else:
-        response = templates.TemplateResponse(request, template, context, status_code=status)
-    response.headers["Vary"] = "HX-Request"
-    response.headers["Cache-Control"] = "no-store"
-    return response
+        headers.update(history_headers(request, url))
+    html = request.app.state.templates.get_template(fragment if is_htmx(request) else template).render(context)
+    return finished_response(
+        html.encode("utf-8"), "text/html; charset=utf-8", request.headers.get("accept-encoding", ""), status, headers
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -210,19 +219,21 @@ def sample_hint(text: str) -> str | None:
     return next((sample.hint for sample in SAMPLES if sample.text == text), None)
 
 
-async def render_playground(request: Request, settings: Settings, registry: Registry, state: PlaygroundState):
+def render_playground(request: Request, settings: Settings, registry: Registry, state: PlaygroundState):
     result = error = None
     status = 200
+    head = settings.render_tokens + HEAD_SLACK
     try:
         if state.mode == "decode":
-            result = await engine_calls.decode(registry, settings, state.tokenizer, parse_ids(state.ids))
+            result = engine_calls.decode(registry, settings, state.tokenizer, parse_ids(state.ids), head)
         else:
-            result = await engine_calls.tokenize(registry, settings, state.tokenizer, state.text, state.special)
+            result = engine_calls.tokenize_head(registry, settings, state.tokenizer, state.text, state.special, head)
     except TokenprismError as caught:
         error, status = caught, caught.status
     view = None
     if result is not None:
-        view = build_view(result.text, result.tokens, state.view, state.ws, settings.render_tokens)
+        view = build_view(result.text, result.tokens, state.view, state.ws, settings.render_tokens, result.ids,
+                          settings.max_response_tokens)
     url, fits = page_url("/", state)
     decoded_url = None
     if result is not None and state.mode == "decode":
@@ -246,18 +257,21 @@ async def render_playground(request: Request, settings: Settings, registry: Regi
 
 
 @router.get("/")
-async def playground(request: Request, settings: SettingsDep, registry: RegistryDep):
-    return await render_playground(request, settings, registry, PlaygroundState.from_params(request.query_params))
+async def playground(request: Request):
+    settings, registry, pool = services(request)
+    state = PlaygroundState.from_params(request.query_params)
+    return await pool.run(render_playground, request, settings, registry, state)
 
 
 @router.post("/")
-async def playground_post(request: Request, settings: SettingsDep, registry: RegistryDep):
+async def playground_post(request: Request):
+    settings, registry, pool = services(request)
     state = PlaygroundState.from_params(await read_form(request, settings))
     if not is_htmx(request):
         url, fits = page_url("/", state)
         if fits:  # post/redirect/get: the address bar shows a link that reproduces the view
             return RedirectResponse(url, status_code=303)
-    return await render_playground(request, settings, registry, state)
+    return await pool.run(render_playground, request, settings, registry, state)
 
 
 # ---------------------------------------------------------------------------------------
@@ -277,7 +291,7 @@ class Column:
     best: bool = False
 
 
-async def render_compare(request: Request, settings: Settings, registry: Registry, state: CompareState):
+def render_compare(request: Request, settings: Settings, registry: Registry, state: CompareState):
     entries = {e.name: e for e in registry.entries()}
     columns: list[Column] = []
     error = None
@@ -286,10 +300,16 @@ async def render_compare(request: Request, settings: Settings, registry: Registr
     results: list = []
     try:
         names = engine_calls.check_tokenizer_names(state.tokenizers, registry, settings, minimum=2)
-        results = await engine_calls.tokenize_each(registry, settings, names, state.text, state.special, minimum=2)
+        text = engine_calls.check_text(state.text, settings)
     except TokenprismError as caught:
         error, status = caught, caught.status
-    budget = max(500, settings.render_tokens // max(1, len(results)))
+    budget = max(500, settings.render_tokens // max(1, len(names)))
+    for name in names:  # one tokenizer failing (a damaged file, say) shows its error in its column
+        try:
+            results.append(engine_calls.tokenize_head(registry, settings, name, text, state.special, budget + HEAD_SLACK))
+        except TokenprismError as caught:
+            results.append(caught)
+    list_limit = settings.max_response_tokens // max(1, len(names))
     for name, item in zip(names, results, strict=False):
         entry = entries.get(name)
         column = Column(name=name, kind=entry.kind if entry else "", vocab_size=entry.vocab_size if entry else 0)
@@ -297,7 +317,7 @@ async def render_compare(request: Request, settings: Settings, registry: Registr
             column.error = item
         else:
             column.result = item
-            column.view = build_view(item.text, item.tokens, "text", state.ws, budget)
+            column.view = build_view(item.text, item.tokens, "text", state.ws, budget, item.ids, list_limit)
         columns.append(column)
     counted = [c for c in columns if c.result is not None]
     if counted:
@@ -322,15 +342,18 @@ async def render_compare(request: Request, settings: Settings, registry: Registr
 
 
 @router.get("/compare")
-async def compare(request: Request, settings: SettingsDep, registry: RegistryDep):
-    return await render_compare(request, settings, registry, CompareState.from_params(request.query_params, registry))
+async def compare(request: Request):
+    settings, registry, pool = services(request)
+    state = CompareState.from_params(request.query_params, registry)
+    return await pool.run(render_compare, request, settings, registry, state)
 
 
 @router.post("/compare")
-async def compare_post(request: Request, settings: SettingsDep, registry: RegistryDep):
+async def compare_post(request: Request):
+    settings, registry, pool = services(request)
     state = CompareState.from_params(await read_form(request, settings), registry, from_form=True)
     if not is_htmx(request):
         url, fits = page_url("/compare", state)
         if fits and state.tokenizers:  # none chosen: say so here (the bare URL means "the defaults")
             return RedirectResponse(url, status_code=303)
-    return await render_compare(request, settings, registry, state)
+    return await pool.run(render_compare, request, settings, registry, state)

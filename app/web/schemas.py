@@ -197,6 +197,10 @@ class LimitsResponse(Response):
     max_body_bytes: int = Field(description="Largest request body; larger is a 413 before parsing.")
     max_ids: int = Field(description="Most ids in one /api/decode request.")
     max_compare: int = Field(description="Most tokenizers in one /api/count or /api/compare request.")
+    max_response_tokens: int = Field(
+        description="Most tokens one request lists (tokenize, compare: over all its tokenizers; decode). "
+        "More is a 413 `too_many_tokens`; /api/count has no such limit."
+    )
     max_texts: int = Field(description="Most texts in one /api/count `texts` batch.")
     max_messages: int = Field(description="Most chat messages in one /api/count request.")
 

@@ -1,9 +1,12 @@
-"""What `templates/_tokens.html` draws: token segments as display items, escaped once here.
+"""What `templates/_tokens.html` draws: token segments as ready HTML, escaped once here.
 
-From a `TokenizeResult` this builds the segments to draw (at most a budget of tokens, the
-rest is counted but not drawn), with, per segment: its ids, character range, a stable
-color class, the bytes of each token in hex, and the content for the chosen view
-(text, ids or bytes) as safe HTML. No HTTP here, and no tokenizer work.
+From the head of a text's tokens this builds the segments to draw (at most a budget of
+tokens, the rest is counted but not drawn) as one string of `<bdi>` elements, each with
+its ids, character range, a stable color class, the bytes of each token in hex, and the
+content for the chosen view (text, ids or bytes), plus the ids panel's list. The markup
+is built in one pass here rather than in a template loop: a page draws thousands of
+segments, and per-segment objects and Jinja's per-attribute escaping cost several times
+the tokenizing. No HTTP here, and no tokenizer work.
 
 Segments come from the engine's `segments(tokens, text)`: tokens that split one
 user-perceived character (an emoji cut into byte tokens, a ZWJ family, a flag, a letter
@@ -18,6 +21,7 @@ joiners and selectors inside an emoji sequence, which are part of the picture. W
 from __future__ import annotations
 
 import unicodedata
+from bisect import bisect_left
 from dataclasses import dataclass
 
 import regex
@@ -41,37 +45,13 @@ _WHITESPACE_MARKS = {" ": "·", "\t": "→\t", "\n": "↵\n"}
 
 
 @dataclass(slots=True)
-class SegmentView:
-    index: int
-    ids: list[int]
-    start: int
-    end: int
-    color: str  # css classes: "c3", or "c3 alt" when the neighbour before has the same hue
-    hex: str  # the bytes of each token in hex, tokens separated by spaces
-    special: bool
-    content: Markup
-    title: str
-
-    @property
-    def id(self) -> int:
-        return self.ids[0]
-
-    @property
-    def multi(self) -> bool:
-        return len(self.ids) > 1
-
-    @property
-    def data_ids(self) -> str:
-        return " ".join(map(str, self.ids))
-
-
-@dataclass(slots=True)
 class TokenView:
-    segments: list[SegmentView]
+    html: Markup  # the segments, one <bdi> each
+    ids_html: Markup  # the ids panel's list
+    segment_count: int
     total_tokens: int
     shown_tokens: int
     view: str
-    rest_ids: list[int]  # ids past the drawing budget: listed in the ids panel as plain text
 
     @property
     def truncated(self) -> bool:
@@ -131,24 +111,33 @@ def _render_plain(text: str, pattern, show_ws: bool) -> str:
     return "".join(out)
 
 
-def _content(view: str, text: str, toks: tuple[Token, ...], show_ws: bool) -> Markup:
+_HTML_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"})
+_NOTHING = '<span class="esc nothing">∅</span>'
+
+
+def _content(view: str, text: str, toks: tuple[Token, ...], show_ws: bool, plain: bool) -> str:
+    """A segment's content as HTML; `plain`: the segment has no character to draw as an escape."""
     if view == "ids":
-        return Markup(" ").join(str(t.id) for t in toks)
+        return " ".join(str(t.id) for t in toks)
     if view == "bytes":
         if all(not t.bytes for t in toks):
-            return Markup('<span class="esc nothing">∅</span>')
-        return Markup("").join(
-            Markup('<span class="b">{}</span>').format(" ".join(f"{b:02X}" for b in t.bytes)) for t in toks if t.bytes
-        )
+            return _NOTHING
+        return "".join('<span class="b">' + t.bytes.hex(" ").upper() + "</span>" for t in toks if t.bytes)
     if not text:
-        return Markup('<span class="esc nothing">∅</span>')
+        return _NOTHING
     if "\ufffd" in text:
         joined = b"".join(t.bytes for t in toks)
         try:
             joined.decode("utf-8")
         except UnicodeDecodeError:  # ids that decode to broken UTF-8: show the bytes, not U+FFFD
-            return Markup('<span class="esc bad">{}</span>').format(byte_label(joined))
-    return render_text(text, show_ws)
+            return f'<span class="esc bad">{byte_label(joined)}</span>'
+    if plain:
+        return text.translate(_HTML_ESCAPES)
+    return str(render_text(text, show_ws))
+
+
+def _is_partial(piece: bytes) -> bool:
+    return not piece.isascii() and Token(0, piece, 0, 0).is_partial
 
 
 def _title(toks: tuple[Token, ...]) -> str:
@@ -161,14 +150,28 @@ def _title(toks: tuple[Token, ...]) -> str:
             return f"id {t.id} · special token"
         if not t.bytes:
             return f"id {t.id} · adds no bytes here"
-        if t.is_partial:
+        if _is_partial(t.bytes):
             return f"id {t.id} · {byte_label(t.bytes)}"
         return ""
-    return f"{len(toks)} tokens: " + " · ".join(f"{t.id} {byte_label(t.bytes) if t.is_partial else repr(t.text)}" for t in toks)
+    return f"{len(toks)} tokens: " + " · ".join(
+        f"{t.id} {byte_label(t.bytes) if _is_partial(t.bytes) else repr(t.text)}" for t in toks
+    )
 
 
-def build_view(text: str, tokens: list[Token], view: str = "text", show_ws: bool = False, budget: int = 5000) -> TokenView:
-    """The segments of the first `budget` tokens (never cutting a segment), ready to draw."""
+def build_view(
+    text: str,
+    tokens: list[Token],
+    view: str = "text",
+    show_ws: bool = False,
+    budget: int = 5000,
+    ids: list[int] | None = None,
+    list_limit: int | None = None,
+) -> TokenView:
+    """The segments of the first `budget` tokens (never cutting a segment while `tokens`, the
+    head of the text's tokens, reaches), ready to draw. `ids` are all the text's ids (default:
+    the tokens'); those past the drawn ones are listed as plain ids, up to `list_limit` in all."""
+    ids = [t.id for t in tokens] if ids is None else ids
+    view = view if view in VIEWS else "text"
     shown = tokens[:budget]
     if len(shown) < len(tokens):
         reach = max((t.end for t in shown), default=0)
@@ -177,32 +180,51 @@ def build_view(text: str, tokens: list[Token], view: str = "text", show_ws: bool
             reach = max(reach, tokens[extra].end)
             extra += 1
         shown = tokens[:extra]
-    items: list[SegmentView] = []
+    drawn_end = max((t.end for t in shown), default=0)
+    marked = [m.start() for m in (_HIDDEN_OR_SPACE if show_ws else _HIDDEN).finditer(text, 0, drawn_end)]
+    parts: list[str] = []
+    id_parts: list[str] = []
     previous_hue = -1
-    for index, segment in enumerate(segments(shown, text)):
-        start, end, toks = segment.start, segment.end, segment.tokens
-        hue = color_index(toks[0].id)
-        color = f"c{hue} alt" if hue == previous_hue else f"c{hue}"
-        previous_hue = hue if color == f"c{hue}" else -1
-        items.append(
-            SegmentView(
-                index=index,
-                ids=[t.id for t in toks],
-                start=start,
-                end=end,
-                color=color,
-                hex=" ".join(t.bytes.hex() or "-" for t in toks),
-                special=any(t.special for t in toks),
-                content=_content(view, text[start:end], toks, show_ws),
-                title=_title(toks),
-            )
+    index = -1
+    for index, (start, end, toks) in enumerate(segments(shown, text)):
+        first = toks[0]
+        hue = ((first.id * 2654435761) & 0xFFFFFFFF) % PALETTE_SIZE  # color_index, inlined
+        if hue == previous_hue:
+            color, previous_hue = f"c{hue} alt", -1
+        else:
+            color, previous_hue = f"c{hue}", hue
+        if len(toks) == 1:
+            special, multi_attr = first.special, ""
+            hex_bytes = first.bytes.hex() or "-"
+            id_parts.append(f'<span class="tid {color}" data-seg="{index}">{first.id}</span>')
+        else:
+            special = any(t.special for t in toks)
+            multi_attr = f' data-ids="{" ".join(str(t.id) for t in toks)}"'
+            hex_bytes = " ".join(t.bytes.hex() or "-" for t in toks)
+            id_parts.extend(f'<span class="tid {color}" data-seg="{index}">{t.id}</span>' for t in toks)
+        classes = color + (" special" if special else "") + (" multi" if multi_attr else "")
+        special_attr = ' data-special="true"' if special else ""
+        title = _title(toks) if special or multi_attr or not first.bytes or not first.bytes.isascii() else ""
+        title_attr = f'title="{title.translate(_HTML_ESCAPES)}" ' if title else ""
+        at = bisect_left(marked, start) if marked else 0
+        content = _content(view, text[start:end], toks, show_ws, plain=at == len(marked) or marked[at] >= end)
+        parts.append(
+            f'<bdi class="tok {classes}" data-id="{first.id}"{multi_attr} data-seg="{index}" data-start="{start}" '
+            f'data-end="{end}" data-hex="{hex_bytes}"{special_attr} {title_attr}tabindex="{"0" if index == 0 else "-1"}">'
+            f"{content}</bdi>"
         )
+    listed = len(ids) if list_limit is None else max(list_limit, len(shown))
+    rest = ids[len(shown) : listed]
+    id_parts.extend(map(str, rest))
+    more = len(ids) - len(shown) - len(rest)
+    tail = f'<span class="muted" data-role="ids-more"> … and {more:,} more ids</span>' if more > 0 else ""
     return TokenView(
-        segments=items,
-        total_tokens=len(tokens),
+        html=Markup("".join(parts) or '<span class="empty-note">No tokens: the text is empty.</span>'),
+        ids_html=Markup("[" + ", ".join(id_parts) + tail + "]"),
+        segment_count=index + 1,
+        total_tokens=len(ids),
         shown_tokens=len(shown),
-        view=view if view in VIEWS else "text",
-        rest_ids=[t.id for t in tokens[len(shown) :]],
+        view=view,
     )
 
 

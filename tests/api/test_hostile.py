@@ -193,9 +193,14 @@ def test_huge_id_list_is_413(http):
     assert "500,000" in error["message"]
 
 
-def test_id_list_at_the_limit_is_decoded(http):
-    body = http.post("/api/decode", json={"tokenizer": "cl100k_base", "ids": [15339] * 500_000}).json()
-    assert body["count"] == 500_000 and body["text"] == "hello" * 500_000
+def test_id_list_at_the_token_budget_is_decoded_and_one_more_is_413(http):
+    budget = 250_000  # the default max_response_tokens
+    body = http.post("/api/decode", json={"tokenizer": "cl100k_base", "ids": [15339] * budget}).json()
+    assert body["count"] == budget and body["text"] == "hello" * budget
+    error = assert_error(
+        http.post("/api/decode", json={"tokenizer": "cl100k_base", "ids": [15339] * (budget + 1)}), 413, "too_many_tokens"
+    )
+    assert "250,001" in error["message"] and "/api/count" in error["message"]
 
 
 BAD_IDS = [
