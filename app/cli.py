@@ -208,7 +208,7 @@ class ProgressBar:
 def cmd_serve(args) -> None:
     import uvicorn
 
-    from app.web.http_protocol import BoundedHttpToolsProtocol
+    from app.web.edge.http_protocol import BoundedHttpToolsProtocol
 
     if not 1 <= args.workers <= 64:
         raise CliError(f"--workers {args.workers} is out of range; use 1 to 64 (about one per CPU core)")

@@ -16,12 +16,12 @@ from app.settings import Settings, get_settings
 from app.tokenizers.registry import Registry, default_registry
 from app.web import api, pages
 from app.web.assets import STATIC_DIR, TEMPLATES_DIR, missing_assets
-from app.web.bodies import install_body_schemas
+from app.web.edge.bodies import install_body_schemas
 from app.web.deps import Services
-from app.web.errors import install_error_handlers
+from app.web.edge.errors import install_error_handlers
 from app.web.formatting import install_filters
 from app.web.pool import WorkPool
-from app.web.security import BodyLimit, HeadAsGet, SecurityHeaders
+from app.web.edge.security import BodyLimit, HeadAsGet, SecurityHeaders
 
 log = logging.getLogger("tokenprism")
 GIL_SWITCH_S = 0.001

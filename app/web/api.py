@@ -26,10 +26,10 @@ from app.tokenizers.chat import CHAT_RULES, ChatMessage, chat_tokenizers
 from app.tokenizers.tokens import text_and_ranges, text_stats
 from app.web import engine_calls, schemas
 from app.web.assets import swagger_paths
-from app.web.bodies import json_body_doc, read_json
+from app.web.edge.bodies import json_body_doc, read_json
 from app.web.deps import services
-from app.web.lean_route import LeanRoute
-from app.web.json_body import dumps, json_response, token_list
+from app.web.edge.lean_route import LeanRoute
+from app.web.edge.json_body import dumps, json_response, token_list
 
 INLINE_CHARS = 4_096  # /api/count texts up to this size are counted on the event loop (~0.1 ms)
 

@@ -30,8 +30,8 @@ from app.tokenizers.registry import Registry
 from app.web import engine_calls
 from app.web.assets import STATIC_DIR, htmx_path
 from app.web.deps import services
-from app.web.json_body import finished_response
-from app.web.lean_route import LeanRoute
+from app.web.edge.json_body import finished_response
+from app.web.edge.lean_route import LeanRoute
 from app.web.samples import BY_KEY, DEFAULT_TEXT, SAMPLES
 from app.web.tokenview import VIEWS, build_view, render_decoded
 

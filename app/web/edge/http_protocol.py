@@ -16,7 +16,7 @@ import json
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from app.web.security import SECURITY_HEADERS
+from app.web.edge.security import SECURITY_HEADERS
 
 MAX_URL_BYTES = 64 * 1024
 MAX_HEADER_BYTES = 64 * 1024
