@@ -14,7 +14,7 @@ SWAGGER := static/vendor/swagger-ui-$(SWAGGER_VERSION)
 
 setup: $(VENV)/.installed $(HTMX) $(SWAGGER)/swagger-ui-bundle.js
 
-$(VENV)/.installed: pyproject.toml setup.py app/tokenizers/_bpe_core.c
+$(VENV)/.installed: pyproject.toml setup.py app/bpe/_core.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
@@ -54,7 +54,7 @@ bench: setup
 	$(BIN)/python bench/bench_load.py
 
 model-check: setup
-	$(BIN)/python -m app.tokenizers.default_model --check
+	$(BIN)/python -m app.bpe.default_model --check
 
 clean:
 	rm -rf $(VENV) node_modules static/vendor *.egg-info

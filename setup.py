@@ -2,4 +2,4 @@
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("app.tokenizers._bpe_core", ["app/tokenizers/_bpe_core.c"], extra_compile_args=["-O2"])])
+setup(ext_modules=[Extension("app.bpe._core", ["app/bpe/_core.c"], extra_compile_args=["-O2"])])

@@ -150,7 +150,7 @@ def cmd_count(args) -> None:
 
 def cmd_train(args) -> None:
     """Train and save under --name, holding the name's lock until the file is in place."""
-    from app.tokenizers.bpe import BPETokenizer
+    from app.bpe.model import BPETokenizer
     from app.tokenizers.files import write_atomically
     from app.tokenizers.user_models import name_lock, remove_stale_temps
 

@@ -24,7 +24,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import tiktoken  # noqa: E402
 from corpus import mixed_text  # noqa: E402
 
-from app.tokenizers.bpe import BPETokenizer  # noqa: E402
+from app.bpe.model import BPETokenizer  # noqa: E402
 from app.tokenizers.files import load_tiktoken_ranks  # noqa: E402
 from app.tokenizers.openai_encodings import CL100K_PATTERN, OPENAI_ENCODINGS  # noqa: E402
 

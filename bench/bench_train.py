@@ -22,7 +22,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 from corpus import stdlib_documents  # noqa: E402
 from test_bpe_vs_naive import naive_train  # noqa: E402
 
-from app.tokenizers.bpe import BPETokenizer  # noqa: E402
+from app.bpe.model import BPETokenizer  # noqa: E402
 from app.tokenizers.openai_encodings import CL100K_PATTERN  # noqa: E402
 
 

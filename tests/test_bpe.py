@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.errors import InvalidInput, TokenizerFileError
-from app.tokenizers import _bpe_core, bpe_file, default_model
-from app.tokenizers.bpe import BPETokenizer, read_header
+from app.bpe import _core as _bpe_core, default_model, model_file as bpe_file
+from app.bpe.model import BPETokenizer, read_header
 from app.tokenizers.files import load_tiktoken_ranks, read_verified
 from app.tokenizers.openai_encodings import CL100K_PATTERN, ENDOFTEXT, O200K_PATTERN, OPENAI_ENCODINGS
 

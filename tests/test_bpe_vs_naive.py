@@ -16,7 +16,7 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.tokenizers.bpe import PATTERNS, BPETokenizer
+from app.bpe.model import PATTERNS, BPETokenizer
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.tokenizers.bpe import BPETokenizer
+from app.bpe.model import BPETokenizer
 from app.tokenizers.files import write_atomically
 from tests.reference import stdlib_texts
 

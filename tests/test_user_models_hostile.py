@@ -18,9 +18,9 @@ import pytest
 
 from app.errors import InvalidInput, TokenizerFileError
 from app.settings import Settings
-from app.tokenizers import bpe, bpe_file, bpe_split
-from app.tokenizers.bpe import BPETokenizer
-from app.tokenizers.bpe_file import Header
+from app.bpe import model as bpe, model_file as bpe_file, split as bpe_split
+from app.bpe.model import BPETokenizer
+from app.bpe.model_file import Header
 from app.tokenizers.registry import check_name, default_registry
 from tests.reference import BUILTIN_NAMES, stdlib_texts
 

@@ -66,6 +66,6 @@ def _sentencepiece(tokenizer_dir: Path):
 
 
 def _own_bpe(tokenizer_dir: Path):
-    from app.tokenizers.bpe import BPETokenizer
+    from app.bpe.model import BPETokenizer
 
     return BPETokenizer.loads(read_verified(OWN_BPE_FILE, tokenizer_dir), OWN_BPE_FILE)

@@ -142,7 +142,7 @@ class Registry:
 
 def _user_entry(model: UserModel) -> Entry:
     def build() -> Tokenizer:
-        from app.tokenizers.bpe import BPETokenizer  # late import: bpe imports this package
+        from app.bpe.model import BPETokenizer  # late import: bpe imports this package
 
         return BPETokenizer.load(model.path, name=model.name)
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.errors import InvalidInput, TokenizerFileError, TokenprismError
-from app.tokenizers import bpe_file
+from app.bpe import model_file as bpe_file
 
 USER_MODEL_SUFFIX = ".bpe"
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_.-]{0,47}")  # matched whole, with fullmatch

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from app.tokenizers.bpe import BPETokenizer
+from app.bpe.model import BPETokenizer
 from tests.conftest import start_server
 
 from .helpers import BUILTIN_NAMES, assert_error, stdlib_texts

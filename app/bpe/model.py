@@ -3,16 +3,16 @@
 A model is a split pattern, a table of the 256 byte ids, the merges in order and
 optional special tokens; the vocabulary is derived from the merges, never stored.
 Encoding splits text with the pattern and hands the chunks to the C extension's
-`Merger` (`_bpe_core.c`), which takes each chunk's ids from a cache or merges the chunk
+`Merger` (`_core.c`), which takes each chunk's ids from a cache or merges the chunk
 by repeatedly applying the merge of lowest rank (its new id), leftmost first, on a heap
 over a linked list of positions when the chunk is long. The same class holds models
-trained here (`train`, see `bpe_train`), saved ones (`load`, see `bpe_file`) and models recovered from
+trained here (`train`, see `train`), saved ones (`load`, see `model_file`) and models recovered from
 tiktoken ranks (`from_tiktoken_ranks`), which encode exactly as tiktoken does.
 
 A model from a file is not trusted: no token may be longer than MAX_TOKEN_BYTES, nor all
 together longer than MAX_VOCAB_BYTES (checked from the lengths, before any bytes are
 joined), nor the vocabulary larger than MAX_VOCAB_SIZE; a split pattern that is not one
-of PATTERNS runs under `bpe_split`'s checks (bounded in time, chunks that cover the text).
+of PATTERNS runs under `split`'s checks (bounded in time, chunks that cover the text).
 
 Left out: normalisation, dropout, byte-fallback, and any I/O other than the model file.
 """
@@ -25,14 +25,14 @@ from pathlib import Path
 import regex
 
 from app.errors import BadTokenId, InvalidInput
-from app.tokenizers import bpe_file, bpe_split, bpe_train
+from app.bpe import model_file, split, train
 from app.tokenizers.base import Tokenizer
-from app.tokenizers.bpe_file import Header
+from app.bpe.model_file import Header
 from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN
 from app.tokenizers.files import write_atomically
 
 try:
-    from app.tokenizers import _bpe_core
+    from app.bpe import _core as _bpe_core
 except ImportError as error:
     raise ImportError(
         f"tokenprism's BPE is a C extension that is not built ({error}); "
@@ -53,7 +53,7 @@ __all__ = ["BPETokenizer", "Header", "PATTERNS", "read_header"]
 
 def read_header(path: Path) -> Header:
     """Name, vocab size, description and pattern of a model file, reading only its header."""
-    return bpe_file.read_header(path)
+    return model_file.read_header(path)
 
 
 def resolve_pattern(pattern: str) -> tuple[str, str | None]:
@@ -105,7 +105,7 @@ class BPETokenizer(Tokenizer):
         )
         self._split = None  # findall: str -> chunks; None: the text is one chunk
         if pattern_name == CUSTOM_PATTERN:
-            self._split = bpe_split.compile_custom(self.pattern_regex).findall
+            self._split = split.compile_custom(self.pattern_regex).findall
         elif self.pattern_regex is not None:
             self._split = regex.compile(self.pattern_regex).findall
         self._special_split = (
@@ -167,12 +167,12 @@ class BPETokenizer(Tokenizer):
             return self._merger.merge(text.encode("utf-8", errors="surrogatepass"))
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
-        chunks = self._split(text) if deadline is None else bpe_split.split(self._split, text, deadline, self.name)
+        chunks = self._split(text) if deadline is None else split.split(self._split, text, deadline, self.name)
         return self._merger.encode_chunks(chunks, self._cache, _CACHE_LIMIT)
 
     def _deadline(self, text: str) -> float | None:
         """When splitting `text` must be done by; None for PATTERNS, which are linear and cover all text."""
-        return bpe_split.deadline(text) if self.pattern_name == CUSTOM_PATTERN else None
+        return split.deadline(text) if self.pattern_name == CUSTOM_PATTERN else None
 
     # -- training, saving, loading ---------------------------------------------------------
 
@@ -203,7 +203,7 @@ class BPETokenizer(Tokenizer):
         if vocab_size > MAX_VOCAB_SIZE:
             raise InvalidInput(f"vocab_size {vocab_size:,} is too large; it must be at most {MAX_VOCAB_SIZE:,}")
         documents = [text] if isinstance(text, str) else text
-        pairs = bpe_train.train_merges(documents, pattern_regex, vocab_size - 256 - len(specials), progress)
+        pairs = train.train_merges(documents, pattern_regex, vocab_size - 256 - len(specials), progress)
         merges = {pair: 256 + i for i, pair in enumerate(pairs)}
         try:
             _check_merges(merges)
@@ -244,7 +244,7 @@ class BPETokenizer(Tokenizer):
                    byte_ids=byte_ids, pattern_regex=pattern_regex)
 
     def dumps(self) -> bytes:
-        return bpe_file.dumps(
+        return model_file.dumps(
             Header(self.name, self._vocab_size, self.description, self.pattern_name),
             pattern_regex=self.pattern_regex if self.pattern_name == CUSTOM_PATTERN else None,
             byte_ids=None if self.byte_ids == _IDENTITY else self.byte_ids,
@@ -257,12 +257,12 @@ class BPETokenizer(Tokenizer):
 
     def vocab_text(self) -> str:
         """A human-readable listing of the vocabulary, for people only (never loaded)."""
-        return bpe_file.vocab_text(self._vocab, self.merges, self._special_tokens)
+        return model_file.vocab_text(self._vocab, self.merges, self._special_tokens)
 
     @classmethod
     def loads(cls, data: bytes, source: str, name: str | None = None) -> BPETokenizer:
         """The model in `data` (read from `source`), named `name` if given, else as its header says."""
-        model = bpe_file.loads(data, source)
+        model = model_file.loads(data, source)
         try:
             return cls(
                 {pair: 256 + i for i, pair in enumerate(model.merges)},
@@ -274,13 +274,13 @@ class BPETokenizer(Tokenizer):
                 pattern_regex=model.pattern_regex,
             )
         except _BadMerge as error:
-            raise bpe_file.file_error(source, f"line {model.first_merge_line + error.index}: {error.message}") from None
+            raise model_file.file_error(source, f"line {model.first_merge_line + error.index}: {error.message}") from None
         except (InvalidInput, regex.error) as error:
-            raise bpe_file.file_error(source, str(error)) from None
+            raise model_file.file_error(source, str(error)) from None
 
     @classmethod
     def load(cls, path: Path, name: str | None = None) -> BPETokenizer:
-        return cls.loads(bpe_file.read_file(Path(path)), str(path), name)
+        return cls.loads(model_file.read_file(Path(path)), str(path), name)
 
 
 def _check_specials(specials: list[str]) -> None:

@@ -1,7 +1,7 @@
 """The recipe for the shipped model tokenizers/tokenprism_4k.bpe, as one command.
 
-    python -m app.tokenizers.default_model           # rebuild it and print its sha256
-    python -m app.tokenizers.default_model --check   # rebuild to a temp file, compare
+    python -m app.bpe.default_model           # rebuild it and print its sha256
+    python -m app.bpe.default_model --check   # rebuild to a temp file, compare
 
 The corpus is a fixed, sorted list of Python standard library files (prose-heavy
 pydoc topics and license text, plus code from argparse to unittest), each file one
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from app.settings import REPO_ROOT
-from app.tokenizers.bpe import BPETokenizer
+from app.bpe.model import BPETokenizer
 from app.tokenizers.openai_encodings import ENDOFTEXT
 
 NAME = "tokenprism_4k"
@@ -91,7 +91,7 @@ def build(path: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m app.tokenizers.default_model", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m app.bpe.default_model", description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="rebuild into a temp file and compare with the shipped one")
     args = parser.parse_args(argv)
     if not args.check:

@@ -1,5 +1,5 @@
 /* tokenprism's BPE in C: the training merge loop and the encoder's merge.
- * Built as app.tokenizers._bpe_core by setup.py (`pip install -e .`).
+ * Built as app.bpe._core by setup.py (`pip install -e .`).
  *
  * Training -- merge_loop(chunks: list[bytes], weights: list[int], num_merges: int, progress)
  *     -> list[tuple[int, int]]
@@ -8,7 +8,7 @@
  * `weights` how often each occurs. Returns the pairs the lecture's naive algorithm merges
  * (merge i makes id 256 + i): the most frequent pair, ties to the pair whose first
  * occurrence (lowest chunk number, then leftmost position) comes first. See
- * bpe_train.py for the definition; tests/test_bpe_vs_naive.py checks it.
+ * train.py for the definition; tests/test_bpe_vs_naive.py checks it.
  *
  * How: pair counts (weighted) in a hash table; for each pair a list of the chunks it was
  * added to (entries go stale when a pair leaves a chunk; they are checked when used);
@@ -843,7 +843,7 @@ static PyMethodDef Merger_methods[] = {
 
 static PyTypeObject MergerType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "app.tokenizers._bpe_core.Merger",
+    .tp_name = "app.bpe._core.Merger",
     .tp_basicsize = sizeof(Merger),
     .tp_dealloc = (destructor)Merger_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -944,9 +944,9 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_bpe_core", "tokenprism's BPE in C: training merge loop and encoder merge.", -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core", "tokenprism's BPE in C: training merge loop and encoder merge.", -1, methods};
 
-PyMODINIT_FUNC PyInit__bpe_core(void) {
+PyMODINIT_FUNC PyInit__core(void) {
     if (PyType_Ready(&MergerType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;

@@ -10,7 +10,7 @@ is what Python's `max()` picks from a dict of counts filled in that scanning ord
 Here the corpus is split once into distinct chunks with counts, numbered in order of
 first appearance (splitting takes most of the time; threads do not help, as the regex
 module needs the GIL for every match it returns). The merge loop is the C extension
-`_bpe_core` (built by `pip install -e .`): weighted pair counts, a pair -> chunks index
+`_core` (built by `pip install -e .`): weighted pair counts, a pair -> chunks index
 and a lazy max-heap, ties settled by (lowest chunk number, leftmost position). tests/test_bpe_vs_naive.py checks it against
 the naive algorithm.
 
@@ -34,7 +34,7 @@ def train_merges(
     """The first `num_merges` pairs the naive algorithm merges (fewer if pairs run out);
     merge i makes id 256 + i. `progress(done, num_merges)` is called after each merge."""
     try:
-        from app.tokenizers import _bpe_core
+        from app.bpe import _core as _bpe_core
     except ImportError as error:
         raise ImportError(
             f"tokenprism's BPE trainer is a C extension that is not built ({error}); "
