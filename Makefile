@@ -10,7 +10,7 @@ SWAGGER_VERSION := $(shell sed -n 's/.*"swagger-ui-dist": "\(.*\)".*/\1/p' packa
 HTMX := static/vendor/htmx-$(HTMX_VERSION).min.js
 SWAGGER := static/vendor/swagger-ui-$(SWAGGER_VERSION)
 
-.PHONY: setup run test test-fast browser bench model-check clean
+.PHONY: setup run test test-fast browser wrk bench model-check clean
 
 setup: $(VENV)/.installed $(HTMX) $(SWAGGER)/swagger-ui-bundle.js
 
@@ -39,6 +39,12 @@ browser:
 	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi; }
 	@$(CHROMIUM) --version 2>/dev/null
 
+# Debian's wrk for the load benchmarks (bench/wrk_runner.py).
+wrk:
+	@command -v wrk >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; fi; }
+
 run: setup
 	$(BIN)/tokenprism serve --host $(HOST) --port $(PORT)
 
@@ -48,10 +54,11 @@ test: setup browser
 test-fast: setup
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not browser and not slow"
 
-bench: setup
+bench: setup wrk
 	$(BIN)/python bench/bench_train.py
 	$(BIN)/python bench/bench_encode.py
 	$(BIN)/python bench/bench_load.py
+	$(BIN)/python bench/bench_hostile.py
 
 model-check: setup
 	$(BIN)/python -m app.bpe.default_model --check
