@@ -9,10 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from app.web.pool import ServerBusy, WorkPool
+
+
+def run(coroutine):
+    """asyncio.run on a thread of its own: the browser tests' Playwright keeps an event loop
+    running on the main thread, where asyncio.run would refuse to start."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
 
 
 def blocker():
@@ -28,9 +36,13 @@ def blocker():
 
 def test_work_runs_on_a_pool_thread_and_returns_its_value():
     pool = WorkPool(threads=2, max_queue=4, wait_s=1)
-    main = threading.get_ident()
-    assert asyncio.run(pool.run(threading.get_ident)) != main
-    assert asyncio.run(pool.run(lambda a, b: a + b, 2, 3)) == 5
+
+    async def scenario():
+        return threading.get_ident(), await pool.run(threading.get_ident)
+
+    loop_thread, work_thread = run(scenario())
+    assert work_thread != loop_thread
+    assert run(pool.run(lambda a, b: a + b, 2, 3)) == 5
 
 
 def test_errors_of_the_work_reach_the_caller_and_free_the_thread():
@@ -41,7 +53,7 @@ def test_errors_of_the_work_reach_the_caller_and_free_the_thread():
             await pool.run(lambda: 1 / 0)
         return await pool.run(lambda: "free again")
 
-    assert asyncio.run(scenario()) == "free again"
+    assert run(scenario()) == "free again"
 
 
 def test_a_full_queue_refuses_at_once_and_a_long_wait_is_refused_with_retry_after():
@@ -64,7 +76,7 @@ def test_a_full_queue_refuses_at_once_and_a_long_wait_is_refused_with_retry_afte
         assert pool.busy == 0 and pool.waiting == 0
         return await pool.run(lambda: "after")
 
-    assert asyncio.run(scenario()) == "after"
+    assert run(scenario()) == "after"
 
 
 def test_a_waiter_gets_the_thread_as_soon_as_it_is_free():
@@ -79,7 +91,7 @@ def test_a_waiter_gets_the_thread_as_soon_as_it_is_free():
         release.set()
         return await first, await second
 
-    assert asyncio.run(scenario()) == (1, 2)
+    assert run(scenario()) == (1, 2)
 
 
 def test_a_cancelled_request_keeps_its_thread_until_the_work_ends():
@@ -98,4 +110,4 @@ def test_a_cancelled_request_keeps_its_thread_until_the_work_ends():
         release.set()
         return await second
 
-    assert asyncio.run(scenario()) == "next"
+    assert run(scenario()) == "next"
