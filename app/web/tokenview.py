@@ -130,7 +130,7 @@ def _content(view: str, text: str, toks: tuple[Token, ...], show_ws: bool, plain
         try:
             joined.decode("utf-8")
         except UnicodeDecodeError:  # ids that decode to broken UTF-8: show the bytes, not U+FFFD
-            return f'<span class="esc bad">{byte_label(joined)}</span>'
+            return f'<span class="esc bad">{byte_label(joined).translate(_HTML_ESCAPES)}</span>'
     if plain:
         return text.translate(_HTML_ESCAPES)
     return str(render_text(text, show_ws))

@@ -62,3 +62,29 @@ def test_parse_ids_keeps_bad_values_for_the_check_to_name(raw, expected):
 def test_parse_ids_rejects_broken_json_with_a_fix(raw):
     with pytest.raises(BadTokenId, match=r"\[15339, 1917\]"):
         parse_ids(raw)
+
+
+def test_the_token_markup_escapes_every_piece_of_user_text(registry):
+    import html as html_module
+    import re
+
+    from app.web.tokenview import build_view
+
+    own_tags = re.compile(r'</?(?:bdi|span)(?: [a-z-]+="[^"<>]*")*>')  # attribute values hold no < > "
+    text = '<b title="x">it\'s</b> & "<script>alert(1)</script>" 👋🏽'
+    tokens = registry.get("cl100k_base").tokenize(text)
+    for view in ("text", "ids", "bytes"):
+        markup = str(build_view(text, tokens, view).html)
+        inner = own_tags.sub("", markup)
+        assert "<" not in inner and ">" not in inner, inner
+        if view == "text":
+            assert html_module.unescape(inner) == text
+
+
+def test_bytes_that_are_not_utf8_show_as_escaped_byte_labels(registry):
+    from app.web.tokenview import build_view
+
+    tokenizer = registry.get("cl100k_base")
+    text, tokens = tokenizer.tokens_for_ids([9468])  # one piece of an emoji: not UTF-8 alone
+    html = str(build_view(text, tokens).html)
+    assert "&lt;0x" in html and "<0x" not in html
