@@ -54,7 +54,7 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
     # Pages and token lists are compressed on the pool (json_body.py); this is for the rest.
     app.add_middleware(GZipMiddleware, minimum_size=2000, compresslevel=6)
     app.add_middleware(HeadAsGet)
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, max_inflight=settings.max_inflight_body_bytes)
     app.add_middleware(SecurityHeaders)
     if missing := missing_assets():
         log.warning("static files missing (run `make setup`): %s", ", ".join(missing))

@@ -34,6 +34,7 @@ LIMITS: dict[str, tuple[int | float, int | float, str]] = {
     "workers": (1, 1_024, ""),
     "queue_wait_s": (0.1, 300.0, ""),
     "max_queue": (1, 100_000, ""),
+    "max_inflight_body_bytes": (1024, 10_000_000_000, ""),
 }
 
 
@@ -80,6 +81,9 @@ class Settings(BaseSettings):
     )
     queue_wait_s: float = Field(10.0, description="longest a request waits for a worker thread before a 503")
     max_queue: int = Field(256, description="most requests waiting for a worker thread before new ones get a 503")
+    max_inflight_body_bytes: int = Field(
+        64_000_000, description="request body bytes one process holds at once, over all requests; more get a 503"
+    )
 
     def __init__(self, **values: Any):
         try:
@@ -93,6 +97,17 @@ class Settings(BaseSettings):
         low, high, _ = LIMITS[info.field_name]
         if not low <= value <= high:  # also refuses nan
             raise ValueError(f"is out of range; {_allowed(info.field_name)}")
+        return value
+
+    @field_validator("max_inflight_body_bytes")
+    @classmethod
+    def _holds_one_largest_body(cls, value: int, info: ValidationInfo) -> int:
+        largest = info.data.get("max_body_bytes")
+        if largest is not None and value < largest:
+            raise ValueError(
+                f"is below {ENV_PREFIX}MAX_BODY_BYTES ({largest:,}): a body of the largest allowed size could never "
+                "be held; make it at least that (16 times is a good start)"
+            )
         return value
 
     @field_validator("tokenizer_dir", "data_dir", mode="before")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -211,3 +212,37 @@ def test_api_bodies_must_be_json(http):
 def test_responses_carry_the_server_time(http):
     timing = http.get("/healthz").headers["server-timing"]
     assert timing.startswith("app;dur=") and float(timing.partition("dur=")[2]) >= 0
+
+
+def test_body_bytes_held_at_once_are_bounded_over_all_requests(tmp_path):
+    """Two requests whose 90 KB bodies are still arriving hold 180 KB of a 200 KB budget: a
+    third is refused at once with a 503 (its body read and dropped), and admitted again once
+    the first two are gone."""
+    process, base_url = start_server(
+        tmp_path, {"TOKENPRISM_MAX_BODY_BYTES": "100000", "TOKENPRISM_MAX_INFLIGHT_BODY_BYTES": "200000"}
+    )
+    host, port = base_url.removeprefix("http://").split(":")
+    body = json.dumps({"tokenizer": "gpt2", "text": "x" * 89_900}).encode()
+    head = b"POST /api/count HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+    try:
+        holders = []
+        for _ in range(2):
+            sock = socket.create_connection((host, int(port)), timeout=30)
+            sock.sendall(head + body[:1000])  # the rest never comes while the test runs
+            holders.append(sock)
+        httpx.get(f"{base_url}/healthz", timeout=30)  # the server has taken in both heads by now
+        refused = httpx.post(f"{base_url}/api/tokenize", content=body, headers={"Content-Type": "application/json"},
+                             timeout=30)
+        assert refused.status_code == 503 and refused.headers["retry-after"]
+        assert refused.json()["error"]["code"] == "server_busy"
+        for sock in holders:
+            sock.close()
+        for _ in range(50):  # the server notices the closed connections
+            admitted = httpx.post(f"{base_url}/api/tokenize", content=body,
+                                  headers={"Content-Type": "application/json"}, timeout=30)
+            if admitted.status_code != 503:
+                break
+            time.sleep(0.1)
+        assert admitted.status_code == 200 and admitted.json()["count"] > 0
+    finally:
+        stop_server(process)

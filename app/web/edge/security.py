@@ -1,5 +1,5 @@
-"""Three small ASGI middlewares at the edge: security headers on every response, a request
-body limit, and HEAD answered as GET without the body.
+"""Three small ASGI middlewares at the edge: security headers on every response, request
+body limits (per request, and over all requests in flight), and HEAD answered as GET.
 
 The body limit is enforced while the body streams in (Content-Length is checked first,
 then the bytes actually received), so an oversized request is refused with a 413 in the
@@ -52,43 +52,61 @@ class SecurityHeaders:
 
 
 class BodyLimit:
-    def __init__(self, app, max_bytes: int):
+    """At most `max_bytes` per request body (413), and at most `max_inflight` body bytes held
+    by all requests of this process together (503 `server_busy`): without the second bound,
+    many concurrent large bodies could hold any amount of memory before a worker is free."""
+
+    def __init__(self, app, max_bytes: int, max_inflight: int):
         self.app = app
         self.max_bytes = max_bytes
+        self.max_inflight = max_inflight
+        self.inflight = 0
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         declared = dict(scope.get("headers", [])).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            if int(declared) <= DRAIN_BYTES:
+        declared = int(declared) if declared is not None and declared.isdigit() else None
+        if declared is not None and declared > self.max_bytes:
+            if declared <= DRAIN_BYTES:
                 await self._drain(receive, 0)
             return await self._refuse(send)
+        held = declared or 0
+        if held and self.inflight + held > self.max_inflight:
+            await self._drain(receive, 0)
+            return await self._busy(send)
+        self.inflight += held
         received = 0
-        too_large = False
+        refusal = None  # the answer that replaces the app's: _refuse (too large) or _busy
 
         async def counting_receive():
-            nonlocal received, too_large
-            if too_large:
+            nonlocal received, held, refusal
+            if refusal:
                 return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    # End the body here; whatever the app answers is replaced by the 413.
-                    too_large = True
+                if received > held:  # no or a wrong Content-Length: count what really arrives
+                    self.inflight += received - held
+                    held = received
+                if received > self.max_bytes or self.inflight > self.max_inflight:
+                    # End the body here; whatever the app answers is replaced by the refusal.
+                    refusal = self._refuse if received > self.max_bytes else self._busy
                     if message.get("more_body"):
                         await self._drain(receive, received)
                     return {"type": "http.request", "body": b"", "more_body": False}
             return message
 
         async def replacing_send(message):
-            if not too_large:
+            if not refusal:
                 await send(message)
             elif message["type"] == "http.response.start":
-                await self._refuse(send)
+                await refusal(send)
 
-        await self.app(scope, counting_receive, replacing_send)
+        try:
+            await self.app(scope, counting_receive, replacing_send)
+        finally:
+            self.inflight -= held
 
     @staticmethod
     async def _drain(receive, received: int) -> None:
@@ -101,22 +119,27 @@ class BodyLimit:
                 return
 
     async def _refuse(self, send):
-        body = json.dumps(
-            {
-                "error": {
-                    "code": "body_too_large",
-                    "message": f"request body is over {self.max_bytes:,} bytes; send a smaller text",
-                }
-            }
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-            }
+        await _error(send, 413, "body_too_large", f"request body is over {self.max_bytes:,} bytes; send a smaller text")
+
+    async def _busy(self, send):
+        await _error(
+            send, 503, "server_busy",
+            f"the server holds {self.max_inflight:,} bytes of request bodies already; try again in a few seconds",
+            [(b"retry-after", b"2")],
         )
-        await send({"type": "http.response.body", "body": body})
+
+
+async def _error(send, status: int, code: str, message: str, headers: list | None = None) -> None:
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                        *(headers or [])],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 class HeadAsGet:
