@@ -105,7 +105,7 @@ async def list_tokenizers(request: Request):
 )
 async def get_tokenizer(request: Request, name: str):
     _, registry, pool = services(request)
-    tokenizer = await pool.run(registry.get, name)
+    tokenizer = await pool.run(registry.get, name, request=request)
     special = dict(tokenizer.special_tokens)
     for token_id in sorted(tokenizer.special_ids):  # control pieces (SentencePiece's <s>) have no dict entry
         special.setdefault(tokenizer.id_to_bytes(token_id).decode("utf-8", errors="replace"), token_id)
@@ -140,7 +140,7 @@ async def tokenize(request: Request):
         text, [listed] = engine_calls.tokenize_listed(registry, settings, [name], body.text, body.allow_special)
         return json_response(result_json(text, *listed), request.headers.get("accept-encoding", ""))
 
-    return await pool.run(work)
+    return await pool.run(work, request=request)
 
 
 def result_json(text: str, tokenizer, ids: list[int], pieces: list[bytes]) -> str:
@@ -170,7 +170,7 @@ async def compare(request: Request):
         results = ",".join(result_json(text, *one) for one in listed)
         return json_response(f'{{"results":[{results}]}}', request.headers.get("accept-encoding", ""))
 
-    return await pool.run(work)
+    return await pool.run(work, request=request)
 
 
 @api_post.post(
@@ -200,7 +200,7 @@ async def count(request: Request):
             f"send exactly one of \"text\", \"texts\" or \"messages\"; got {', '.join(given) or 'none'}"
         )
     if body.messages is not None:
-        return await _count_chat(body, registry, settings, pool)
+        return await _count_chat(request, body, registry, settings, pool)
     texts = [body.text] if body.text is not None else body.texts
     if len(texts) > schemas.MAX_TEXTS:
         raise TextTooLarge(
@@ -214,7 +214,7 @@ async def count(request: Request):
     if sum(map(len, texts)) <= INLINE_CHARS and all(map(registry.is_loaded, names)):
         per_text = engine_calls.count_texts(*args)  # cheaper than a hop to a pool thread
     else:
-        per_text = await pool.run(engine_calls.count_texts, *args)
+        per_text = await pool.run(engine_calls.count_texts, *args, request=request)
     sizes = [(len(text), len(text.encode("utf-8"))) for text in texts]
     result = {
         "counts": {name: sum(counts) for name, counts in per_text.items()},
@@ -229,7 +229,7 @@ async def count(request: Request):
     return Response(dumps(result).encode("utf-8"), media_type="application/json")
 
 
-async def _count_chat(body: schemas.CountRequest, registry, settings, pool) -> Response:
+async def _count_chat(request: Request, body: schemas.CountRequest, registry, settings, pool) -> Response:
     if len(body.messages) > schemas.MAX_MESSAGES:
         raise TextTooLarge(
             f"{len(body.messages):,} messages sent; the limit is {schemas.MAX_MESSAGES:,}. Send fewer per request",
@@ -242,7 +242,7 @@ async def _count_chat(body: schemas.CountRequest, registry, settings, pool) -> R
         )
     messages = [ChatMessage(m.role, m.content, m.name) for m in body.messages]
     names = body.tokenizers if body.tokenizers is not None else chat_tokenizers()
-    counts = await pool.run(engine_calls.count_messages, registry, settings, names, messages)
+    counts = await pool.run(engine_calls.count_messages, registry, settings, names, messages, request=request)
     fields = engine_calls.check_texts([value for m in messages for value in m.fields()], settings)
     rule = next(iter(counts.values())).rule
     result = {
@@ -285,7 +285,7 @@ async def decode(request: Request):
         )
         return json_response(body_json, request.headers.get("accept-encoding", ""))
 
-    return await pool.run(work)
+    return await pool.run(work, request=request)
 
 
 def _refuse_nested(ids: list, vocab_size: int) -> None:

@@ -260,7 +260,7 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
 async def playground(request: Request):
     settings, registry, pool = services(request)
     state = PlaygroundState.from_params(request.query_params)
-    return await pool.run(render_playground, request, settings, registry, state)
+    return await pool.run(render_playground, request, settings, registry, state, request=request)
 
 
 @router.post("/")
@@ -271,7 +271,7 @@ async def playground_post(request: Request):
         url, fits = page_url("/", state)
         if fits:  # post/redirect/get: the address bar shows a link that reproduces the view
             return RedirectResponse(url, status_code=303)
-    return await pool.run(render_playground, request, settings, registry, state)
+    return await pool.run(render_playground, request, settings, registry, state, request=request)
 
 
 # ---------------------------------------------------------------------------------------
@@ -345,7 +345,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
 async def compare(request: Request):
     settings, registry, pool = services(request)
     state = CompareState.from_params(request.query_params, registry)
-    return await pool.run(render_compare, request, settings, registry, state)
+    return await pool.run(render_compare, request, settings, registry, state, request=request)
 
 
 @router.post("/compare")
@@ -356,4 +356,4 @@ async def compare_post(request: Request):
         url, fits = page_url("/compare", state)
         if fits and state.tokenizers:  # none chosen: say so here (the bare URL means "the defaults")
             return RedirectResponse(url, status_code=303)
-    return await pool.run(render_compare, request, settings, registry, state)
+    return await pool.run(render_compare, request, settings, registry, state, request=request)

@@ -4,7 +4,9 @@ A fixed number of threads (`Settings.workers`) does the work; requests wait for 
 thread in a bounded queue (`max_queue` waiting, each for at most `queue_wait_s`). A request
 that cannot start in time is refused with `ServerBusy` (503 with Retry-After) instead of
 queueing without end. A thread is given back only when its work has really finished, so a
-client that hangs up cannot make more work run at once than there are threads.
+client that hangs up cannot make more work run at once than there are threads; and a
+request whose client hung up while it waited is dropped when its turn comes (uvicorn does
+not cancel it), so a burst of abandoned requests does not delay the ones that follow.
 
 The event loop itself never runs tokenizer work, so `/healthz` and static files answer
 while every thread is busy. Left out: priorities and per-client fairness.
@@ -19,6 +21,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
+from starlette.requests import Request
+
 from app.errors import TokenprismError
 
 T = TypeVar("T")
@@ -31,6 +35,13 @@ class ServerBusy(TokenprismError):
     def __init__(self, message: str, retry_after: int):
         super().__init__(message)
         self.headers = {"Retry-After": str(retry_after)}
+
+
+class ClientGone(TokenprismError):
+    """Nobody reads this answer; the status is for the logs (nginx's 499)."""
+
+    code = "client_gone"
+    status = 499
 
 
 class WorkPool:
@@ -50,9 +61,13 @@ class WorkPool:
     def waiting(self) -> int:
         return len(self._waiters)
 
-    async def run(self, work: Callable[..., T], *args) -> T:
-        """`work(*args)` on a pool thread, once one is free; `ServerBusy` if none frees up in time."""
+    async def run(self, work: Callable[..., T], *args, request: Request | None = None) -> T:
+        """`work(*args)` on a pool thread, once one is free; `ServerBusy` if none frees up in time.
+        With the `request`, work whose client has gone while it waited is dropped, not done."""
         await self._acquire()
+        if request is not None and await request.is_disconnected():
+            self._release()
+            raise ClientGone("the client closed the connection while its request waited")
         try:
             future = asyncio.get_running_loop().run_in_executor(self._executor, contextvars.copy_context().run, work, *args)
         except BaseException:

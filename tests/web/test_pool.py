@@ -111,3 +111,26 @@ def test_a_cancelled_request_keeps_its_thread_until_the_work_ends():
         return await second
 
     assert run(scenario()) == "next"
+
+
+class FakeRequest:
+    def __init__(self, gone: bool):
+        self.gone = gone
+
+    async def is_disconnected(self) -> bool:
+        return self.gone
+
+
+def test_work_of_a_client_that_left_while_waiting_is_dropped_not_done():
+    from app.web.pool import ClientGone
+
+    pool = WorkPool(threads=1, max_queue=1, wait_s=10)
+    done = []
+
+    async def scenario():
+        with pytest.raises(ClientGone):
+            await pool.run(done.append, "gone", request=FakeRequest(gone=True))
+        await pool.run(done.append, "here", request=FakeRequest(gone=False))
+        return pool.busy
+
+    assert run(scenario()) == 0 and done == ["here"]
