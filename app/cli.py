@@ -72,12 +72,13 @@ def cmd_decode(args) -> None:
 def cmd_tokenize(args) -> None:
     tokenizer = get_registry().get(args.tokenizer)
     text = read_text(args.file)
-    tokens = tokenizer.tokenize(text, allow_special=args.allow_special)
-    if args.json:
-        from app.web.engine_calls import token_dict
+    if args.json:  # the same token objects as POST /api/tokenize, written by the same code
+        from app.web.edge.json_body import token_list
 
-        print(json.dumps([token_dict(t) for t in tokens], ensure_ascii=False))
+        ids = tokenizer.encode(text, allow_special=args.allow_special)
+        print(token_list(ids, tokenizer.pieces_of(text, ids, args.allow_special), tokenizer.special_ids))
         return
+    tokens = tokenizer.tokenize(text, allow_special=args.allow_special)
     for token in tokens:
         shown = json.dumps(text[token.start : token.end] if token.is_partial else token.text, ensure_ascii=False)
         flag = " special" if token.special else (" part of a character" if token.is_partial else "")

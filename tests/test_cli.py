@@ -171,3 +171,16 @@ def test_count_chat_refuses_tokenizers_without_a_chat_format(cli_data, tmp_path)
     chat.write_text('[{"role": "user", "content": "hi"}]', encoding="utf-8")
     result = run("count", "--messages", str(chat), "-t", "mistral_v1", data_dir=cli_data)
     assert result.returncode == 2 and b"cl100k_base, o200k_base" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["gpt2", "mistral_v1", "tokenprism_4k"])
+def test_tokenize_json_gives_the_engine_tokens(name, cli_data, registry):
+    text = "héllo 👋 wörld\r\n\ta▁b <|endoftext|>"
+    result = run("tokenize", "-t", name, "--json", data_dir=cli_data, stdin=text.encode())
+    assert result.returncode == 0, result.stderr
+    listed = json.loads(result.stdout)
+    expected = registry.get(name).tokenize(text)
+    assert [(t["id"], bytes.fromhex(t["bytes"]), t["start"], t["end"], t["special"]) for t in listed] == [
+        (t.id, t.bytes, t.start, t.end, t.special) for t in expected
+    ]
+    assert [t["text"] for t in listed] == [t.text for t in expected]

@@ -283,7 +283,7 @@ class Column:
     name: str
     kind: str
     vocab_size: int
-    result: object = None  # TokenizeResult
+    result: object = None  # engine_calls.Tokenized
     error: TokenprismError | None = None
     view: object = None  # TokenView
     delta: int = 0
