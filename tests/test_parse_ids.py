@@ -116,3 +116,15 @@ def test_cli_decode_still_decodes(tmp_path):
     result = decode(b"[15496, 995]", tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout == b"Hello world"
+
+
+def test_a_huge_bad_id_is_named_briefly(registry):
+    import pytest as _pytest
+
+    from app.errors import BadTokenId
+
+    tokenizer = registry.get("gpt2")
+    for value in (10**4000, "x" * 100_000):
+        with _pytest.raises(BadTokenId) as caught:
+            tokenizer.validate_ids([1, value])
+        assert len(caught.value.message) < 300 and "position 1" in caught.value.message

@@ -95,12 +95,12 @@ class Tokenizer(ABC):
         for position, value in enumerate(ids):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise BadTokenId(
-                    f"token id at position {position} is {value!r}, not an integer; "
+                    f"token id at position {position} is {_shown(value)}, not an integer; "
                     f"send whole numbers from 0 to {self.vocab_size - 1}"
                 )
             if value < 0 or value >= self.vocab_size:
                 raise BadTokenId(
-                    f"token id {value} at position {position} is out of range for {self.name}; "
+                    f"token id {_shown(value)} at position {position} is out of range for {self.name}; "
                     f"ids go from 0 to {self.vocab_size - 1}"
                 )
             if not self.has_id(value):
@@ -118,3 +118,9 @@ class Tokenizer(ABC):
             "vocab_size": self.vocab_size,
             "description": self.description,
         }
+
+
+def _shown(value: object, limit: int = 60) -> str:
+    """A user's value for an error message: as written, or its start and its length when long."""
+    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else repr(value)
+    return text if len(text) <= limit else f"{text[:40]}… ({len(text):,} characters)"
