@@ -118,6 +118,3 @@ class WorkPool:
             retry,
         )
 
-    def shutdown(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
-

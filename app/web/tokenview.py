@@ -48,7 +48,6 @@ _WHITESPACE_MARKS = {" ": "·", "\t": "→\t", "\n": "↵\n"}
 class TokenView:
     html: Markup  # the segments, one <bdi> each
     ids_html: Markup  # the ids panel's list
-    segment_count: int
     total_tokens: int
     shown_tokens: int
     view: str
@@ -56,11 +55,6 @@ class TokenView:
     @property
     def truncated(self) -> bool:
         return self.shown_tokens < self.total_tokens
-
-
-def color_index(token_id: int) -> int:
-    """A hue for an id: the same id always gets the same hue (Knuth's multiplicative hash)."""
-    return ((token_id * 2654435761) & 0xFFFFFFFF) % PALETTE_SIZE
 
 
 def byte_label(data: bytes) -> str:
@@ -185,10 +179,10 @@ def build_view(
     parts: list[str] = []
     id_parts: list[str] = []
     previous_hue = -1
-    index = -1
     for index, (start, end, toks) in enumerate(segments(shown, text)):
         first = toks[0]
-        hue = ((first.id * 2654435761) & 0xFFFFFFFF) % PALETTE_SIZE  # color_index, inlined
+        # The same id always gets the same hue (Knuth's multiplicative hash).
+        hue = ((first.id * 2654435761) & 0xFFFFFFFF) % PALETTE_SIZE
         if hue == previous_hue:
             color, previous_hue = f"c{hue} alt", -1
         else:
@@ -221,7 +215,6 @@ def build_view(
     return TokenView(
         html=Markup("".join(parts) or '<span class="empty-note">No tokens: the text is empty.</span>'),
         ids_html=Markup("[" + ", ".join(id_parts) + tail + "]"),
-        segment_count=index + 1,
         total_tokens=len(ids),
         shown_tokens=len(shown),
         view=view,
