@@ -21,7 +21,7 @@ import regex
 
 from app.errors import BadTokenId
 
-_CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: never start a character
+CONTINUATION_BYTES = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: never start a character
 _GRAPHEME = regex.compile(r"\X")  # one user-perceived character
 # Characters that can join a grapheme cluster with the one before or after (UAX #29): where
 # none occurs, every code point boundary is a cluster boundary and `segments` skips `\X`.
@@ -94,9 +94,9 @@ def char_ranges(pieces: list[bytes]) -> list[tuple[int, int]]:
         if not piece:
             ranges.append((chars_started, chars_started))
             continue
-        starts_inside = piece[0] in _CONTINUATION
+        starts_inside = piece[0] in CONTINUATION_BYTES
         start = chars_started - 1 if starts_inside else chars_started
-        chars_started += len(piece.translate(None, _CONTINUATION))
+        chars_started += len(piece.translate(None, CONTINUATION_BYTES))
         ranges.append((start, chars_started))
     return ranges
 
@@ -114,7 +114,7 @@ def text_and_ranges(pieces: list[bytes]) -> tuple[str, list[tuple[int, int]]]:
     char_of_byte, chars, position = [], 0, 0
     for bad_start, bad_end in [*_bad_spans.spans, (len(joined), len(joined))]:
         for byte in joined[position:bad_start]:
-            if byte not in _CONTINUATION:
+            if byte not in CONTINUATION_BYTES:
                 chars += 1
             char_of_byte.append(chars - 1)
         if bad_end > bad_start:

@@ -15,7 +15,7 @@ from json.encoder import encode_basestring  # C: a str as a JSON string, non-ASC
 
 from fastapi.responses import Response
 
-from app.tokenizers.tokens import _CONTINUATION as CONTINUATION_BYTES  # noqa: PLC2701
+from app.tokenizers.tokens import CONTINUATION_BYTES
 
 GZIP_MIN_BYTES = 2_000
 GZIP_LEVEL = 5  # ~4x smaller token lists at a fraction of level 9's cost
