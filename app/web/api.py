@@ -210,7 +210,7 @@ async def count(request: Request):
     texts = engine_calls.check_texts(texts, settings)
     names = body.tokenizers if body.tokenizers is not None else default_names(registry, settings)
     names = engine_calls.check_tokenizer_names(names, registry, settings)
-    args = (registry, settings, names, texts, body.allow_special)
+    args = (registry, names, texts, body.allow_special)
     if sum(map(len, texts)) <= INLINE_CHARS and all(map(registry.is_loaded, names)):
         per_text = engine_calls.count_texts(*args)  # cheaper than a hop to a pool thread
     else:

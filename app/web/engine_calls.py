@@ -117,9 +117,7 @@ def count(registry: Registry, name: str, text: str, allow_special: bool = False)
     return len(registry.get(name).encode(text, allow_special))
 
 
-def count_texts(
-    registry: Registry, settings: Settings, names: list[str], texts: list[str], allow_special: bool = False
-) -> dict[str, list[int]]:
+def count_texts(registry: Registry, names: list[str], texts: list[str], allow_special: bool = False) -> dict[str, list[int]]:
     """Canonical tokenizer name -> the token count of each (already checked) text."""
     return {name: [count(registry, name, text, allow_special) for text in texts] for name in names}
 
