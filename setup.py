@@ -1,5 +1,10 @@
-"""Builds the one C extension (the BPE merge loops, training and encoding); everything else is in pyproject.toml."""
+"""Builds the C extensions (the BPE merge loops, and the ASCII split patterns); everything else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("app.bpe._core", ["app/bpe/_core.c"], extra_compile_args=["-O2"])])
+setup(
+    ext_modules=[
+        Extension("app.bpe._core", ["app/bpe/_core.c"], extra_compile_args=["-O2"]),
+        Extension("app.bpe._ascii_split", ["app/bpe/_ascii_split.c"], extra_compile_args=["-O2"]),
+    ]
+)

@@ -56,6 +56,24 @@ def read_header(path: Path) -> Header:
     return model_file.read_header(path)
 
 
+def recover_pairs(ranks: dict[bytes, int], name: str) -> tuple[list[int], list[tuple[int, int]]]:
+    """The byte ids and the merges (pair i makes id 256 + i) behind tiktoken ranks, whose
+    ranks 0..255 must be the single bytes: each token's pair is what BPE with only lower
+    ranks makes of its bytes. Merging by them gives tiktoken's ids."""
+    by_rank = sorted(ranks, key=ranks.__getitem__)
+    if (len(by_rank) < 256 or [ranks[t] for t in by_rank] != list(range(len(ranks)))
+            or any(len(t) != 1 for t in by_rank[:256])):
+        raise InvalidInput(f"ranks for {name!r} must be 0..n-1 with the 256 single bytes first; these are not")
+    byte_ids = [0] * 256
+    for rank, token in enumerate(by_rank[:256]):
+        byte_ids[token[0]] = rank
+    pairs = _bpe_core.recover_merges(bytes(byte_ids), by_rank[256:])
+    if len(pairs) < len(by_rank) - 256:
+        rank = 256 + len(pairs)
+        raise InvalidInput(f"token {by_rank[rank]!r} (rank {rank}) is not the merge of two lower-ranked tokens")
+    return byte_ids, pairs
+
+
 def resolve_pattern(pattern: str) -> tuple[str, str | None]:
     """A pattern name ("gpt2", "gpt4", "none") or a raw regex -> (pattern_name, regex)."""
     if pattern in PATTERNS:
@@ -222,23 +240,12 @@ class BPETokenizer(Tokenizer):
     def from_tiktoken_ranks(
         cls, ranks: dict[bytes, int], pattern: str, special_tokens: dict[str, int], name: str
     ) -> BPETokenizer:
-        """Recover the merges behind tiktoken ranks (ranks 0..255 must be the single bytes):
-        each token's pair is what BPE with only lower ranks makes of its bytes."""
+        """A model that encodes exactly as tiktoken does with these ranks (see `recover_pairs`)."""
         try:
             pattern_name, pattern_regex = resolve_pattern(pattern)
         except InvalidInput:
             pattern_name, pattern_regex = CUSTOM_PATTERN, pattern
-        by_rank = sorted(ranks, key=ranks.__getitem__)
-        if (len(by_rank) < 256 or [ranks[t] for t in by_rank] != list(range(len(ranks)))
-                or any(len(t) != 1 for t in by_rank[:256])):
-            raise InvalidInput(f"ranks for {name!r} must be 0..n-1 with the 256 single bytes first; these are not")
-        byte_ids = [0] * 256
-        for rank, token in enumerate(by_rank[:256]):
-            byte_ids[token[0]] = rank
-        pairs = _bpe_core.recover_merges(bytes(byte_ids), by_rank[256:])
-        if len(pairs) < len(by_rank) - 256:
-            rank = 256 + len(pairs)
-            raise InvalidInput(f"token {by_rank[rank]!r} (rank {rank}) is not the merge of two lower-ranked tokens")
+        byte_ids, pairs = recover_pairs(ranks, name)
         merges = {pair: 256 + i for i, pair in enumerate(pairs)}
         return cls(merges, pattern_name=pattern_name, special_tokens=special_tokens, name=name,
                    byte_ids=byte_ids, pattern_regex=pattern_regex)
