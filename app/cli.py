@@ -1,4 +1,4 @@
-"""The `tokenprism` command: list, encode, decode, count, tokenize, train, serve.
+"""The `tokenprism` command: list, encode, decode, count, tokenize, train, add, remove, serve.
 
 A thin shell over the engine. Files and stdin are read as exact UTF-8 bytes (a `\\r\\n`
 stays `\\r\\n`); ids go out and come in as JSON arrays. Every failure a user can cause
@@ -13,16 +13,13 @@ import sys
 import time
 from pathlib import Path
 
+from app.cli_store import CliError, add_store_commands
 from app.errors import TokenprismError
 from app.settings import SettingsError, get_settings
 from app.tokenizers.registry import get_registry
 from app.tokenizers.tokens import parse_ids
 
 EXIT_USAGE = 2
-
-
-class CliError(Exception):
-    """A user mistake the CLI reports in one line."""
 
 
 def read_text(source: str) -> str:
@@ -261,6 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--special", action="append", default=[], help="a special token string; repeat for several")
     sub.add_argument("--description", help="one line shown in the tokenizer lists")
     sub.add_argument("--force", action="store_true", help="replace an existing tokenizer of that name")
+
+    add_store_commands(add)
 
     sub = add("serve", cmd_serve, "run the web app")
     sub.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

@@ -35,6 +35,7 @@ LIMITS: dict[str, tuple[int | float, int | float, str]] = {
     "queue_wait_s": (0.1, 300.0, ""),
     "max_queue": (1, 100_000, ""),
     "max_inflight_body_bytes": (1024, 10_000_000_000, ""),
+    "max_upload_bytes": (1024, 1_000_000_000, ""),
 }
 
 
@@ -81,6 +82,12 @@ class Settings(BaseSettings):
     )
     queue_wait_s: float = Field(10.0, description="longest a request waits for a worker thread before a 503")
     max_queue: int = Field(256, description="most requests waiting for a worker thread before new ones get a 503")
+    max_upload_bytes: int = Field(
+        48_000_000, description="largest tokenizer file a user may add (the largest shipped tokenizer.json is ~10 MB)"
+    )
+    admin_token: str | None = Field(
+        None, description="when set, adding and removing tokenizers from the web needs 'Authorization: Bearer' it"
+    )
     max_inflight_body_bytes: int = Field(
         64_000_000, description="request body bytes one process holds at once, over all requests; more get a 503"
     )
@@ -102,12 +109,13 @@ class Settings(BaseSettings):
     @field_validator("max_inflight_body_bytes")
     @classmethod
     def _holds_one_largest_body(cls, value: int, info: ValidationInfo) -> int:
-        largest = info.data.get("max_body_bytes")
-        if largest is not None and value < largest:
-            raise ValueError(
-                f"is below {ENV_PREFIX}MAX_BODY_BYTES ({largest:,}): a body of the largest allowed size could never "
-                "be held; make it at least that (16 times is a good start)"
-            )
+        for field in ("max_body_bytes", "max_upload_bytes"):
+            largest = info.data.get(field)
+            if largest is not None and value < largest:
+                raise ValueError(
+                    f"is below {ENV_PREFIX}{field.upper()} ({largest:,}): a body of the largest allowed size could "
+                    "never be held; make it at least that"
+                )
         return value
 
     @field_validator("tokenizer_dir", "data_dir", mode="before")

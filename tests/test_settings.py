@@ -52,16 +52,17 @@ def test_numbers_out_of_range_name_the_variable_value_and_range(field, monkeypat
 
 
 # max_inflight_body_bytes must hold one body of max_body_bytes: test each bound with a partner that allows it.
-PARTNERS = {"max_body_bytes": ("max_inflight_body_bytes", LIMITS["max_inflight_body_bytes"][1]),
-            "max_inflight_body_bytes": ("max_body_bytes", LIMITS["max_body_bytes"][0])}
+_MOST_INFLIGHT = ("max_inflight_body_bytes", LIMITS["max_inflight_body_bytes"][1])
+PARTNERS = {"max_body_bytes": [_MOST_INFLIGHT], "max_upload_bytes": [_MOST_INFLIGHT],
+            "max_inflight_body_bytes": [("max_body_bytes", LIMITS["max_body_bytes"][0]),
+                                        ("max_upload_bytes", LIMITS["max_upload_bytes"][0])]}
 
 
 @pytest.mark.parametrize("field", NUMERIC)
 def test_numbers_at_the_bounds_are_accepted(field, monkeypatch):
     clean_env(monkeypatch)
     low, high, _ = LIMITS[field]
-    if field in PARTNERS:
-        partner, value = PARTNERS[field]
+    for partner, value in PARTNERS.get(field, []):
         monkeypatch.setenv(f"TOKENPRISM_{partner.upper()}", shown(value))
     for good in (low, high):
         monkeypatch.setenv(f"TOKENPRISM_{field.upper()}", shown(good))
@@ -71,6 +72,8 @@ def test_numbers_at_the_bounds_are_accepted(field, monkeypatch):
 def test_the_body_bytes_in_flight_must_hold_one_largest_body(monkeypatch):
     line = refusal(monkeypatch, max_body_bytes="200000", max_inflight_body_bytes="100000")
     assert line.startswith("TOKENPRISM_MAX_INFLIGHT_BODY_BYTES=100000 is below TOKENPRISM_MAX_BODY_BYTES (200,000)")
+    line = refusal(monkeypatch, max_body_bytes="100000", max_upload_bytes="200000", max_inflight_body_bytes="150000")
+    assert line.startswith("TOKENPRISM_MAX_INFLIGHT_BODY_BYTES=150000 is below TOKENPRISM_MAX_UPLOAD_BYTES (200,000)")
 
 
 @pytest.mark.parametrize("field", NUMERIC)

@@ -107,6 +107,10 @@ class Registry:
             return False  # the file changed: get() reloads it
         return name in self._built and self._built[name][0] == getattr(entry, "version", None)
 
+    def user_models(self) -> dict[str, UserModel]:
+        """The files in the user tokenizer folder by name, usable or not (see user_models.py)."""
+        return self._user_models.models() if self._user_models is not None else {}
+
     def is_builtin(self, name: str) -> bool:
         return self._aliases.get(name, name) in self._entries
 
@@ -142,12 +146,17 @@ class Registry:
 
 def _user_entry(model: UserModel) -> Entry:
     def build() -> Tokenizer:
+        if model.added:  # NAME.tokenizer, checked when it was added (uploads.py)
+            from app.tokenizers import uploads
+
+            facts, data = uploads.read_stored(model.path)
+            return uploads.build(facts.kind, data, model.name, facts.description, facts.pattern, facts.special_tokens)
         from app.bpe.model import BPETokenizer  # late import: bpe imports this package
 
         return BPETokenizer.load(model.path, name=model.name)
 
     header = model.header
-    return Entry(model.name, "bpe", header.vocab_size, header.description, build,
+    return Entry(model.name, model.kind, header.vocab_size, header.description, build,
                  version=model.identity, user=True, path=model.path)
 
 

@@ -1,4 +1,5 @@
-"""Tokenizers users trained: `NAME.bpe` files in the data directory's tokenizers folder.
+"""Tokenizers users trained or added: `NAME.bpe` files (trained here) and `NAME.tokenizer`
+files (added, see uploads.py) in the data directory's tokenizers folder.
 
 The file name is the tokenizer's name: a model renamed with `mv` answers to its new name,
 and the name in its header is for people only. `UserModels.models()` lists the folder
@@ -31,6 +32,7 @@ from app.errors import InvalidInput, TokenizerFileError, TokenprismError
 from app.bpe import model_file as bpe_file
 
 USER_MODEL_SUFFIX = ".bpe"
+UPLOAD_SUFFIX = ".tokenizer"  # uploads.py writes these
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_.-]{0,47}")  # matched whole, with fullmatch
 STALE_TEMP_S = 3600
 _SETTLED_NS = 2 * 10**9  # a folder mtime this old cannot change again within the same clock tick
@@ -56,6 +58,12 @@ class UserModel:
     identity: Identity
     header: bpe_file.Header | None  # None when the file cannot be used; `error` says why
     error: TokenizerFileError | None = None
+    kind: str = "bpe"
+    facts: object | None = None  # uploads.Facts of an added file
+
+    @property
+    def added(self) -> bool:
+        return self.path.suffix == UPLOAD_SUFFIX
 
 
 def identity_of(path: Path) -> Identity | None:
@@ -94,9 +102,9 @@ class UserModels:
         with os.scandir(self.folder) as items:
             names = sorted(item.name for item in items)
         for file_name in names:
-            name = file_name.removesuffix(USER_MODEL_SUFFIX)
-            if name == file_name or not NAME_PATTERN.fullmatch(name):
-                continue
+            name = file_name.removesuffix(USER_MODEL_SUFFIX).removesuffix(UPLOAD_SUFFIX)
+            if name == file_name or not NAME_PATTERN.fullmatch(name) or name in found:
+                continue  # not ours; or NAME.bpe next to NAME.tokenizer, which uploads.store never leaves
             path = self.folder / file_name
             identity = identity_of(path)
             if identity is None:
@@ -108,9 +116,17 @@ class UserModels:
 
 def _read(name: str, path: Path, identity: Identity) -> UserModel:
     try:
+        if path.suffix == UPLOAD_SUFFIX:
+            from app.tokenizers.uploads import read_facts  # uploads imports this module
+
+            facts = read_facts(path)
+            header = bpe_file.Header(name, facts.vocab_size, facts.description, "")
+            return UserModel(name, path, identity, header, kind=facts.kind, facts=facts)
         return UserModel(name, path, identity, bpe_file.read_header(path))
     except TokenizerFileError as error:
         return UserModel(name, path, identity, None, error)
+    except OSError as error:
+        return UserModel(name, path, identity, None, TokenizerFileError(f"cannot read {path}: {error.strerror}"))
 
 
 @contextmanager

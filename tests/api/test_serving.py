@@ -219,7 +219,8 @@ def test_body_bytes_held_at_once_are_bounded_over_all_requests(tmp_path):
     third is refused at once with a 503 (its body read and dropped), and admitted again once
     the first two are gone."""
     process, base_url = start_server(
-        tmp_path, {"TOKENPRISM_MAX_BODY_BYTES": "100000", "TOKENPRISM_MAX_INFLIGHT_BODY_BYTES": "200000"}
+        tmp_path, {"TOKENPRISM_MAX_BODY_BYTES": "100000", "TOKENPRISM_MAX_INFLIGHT_BODY_BYTES": "200000",
+         "TOKENPRISM_MAX_UPLOAD_BYTES": "100000"}
     )
     host, port = base_url.removeprefix("http://").split(":")
     body = json.dumps({"tokenizer": "gpt2", "text": "x" * 89_900}).encode()

@@ -14,6 +14,7 @@ import json
 import time
 
 DRAIN_BYTES = 64 * 1024 * 1024  # most bytes of an oversized body read and dropped before the 413
+UPLOAD_FORM_SLACK = 64 * 1024  # an upload's form fields and multipart framing, beyond the file itself
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -56,21 +57,24 @@ class BodyLimit:
     by all requests of this process together (503 `server_busy`): without the second bound,
     many concurrent large bodies could hold any amount of memory before a worker is free."""
 
-    def __init__(self, app, max_bytes: int, max_inflight: int):
+    def __init__(self, app, max_bytes: int, max_inflight: int, uploads: tuple[str, int] | None = None):
         self.app = app
         self.max_bytes = max_bytes
         self.max_inflight = max_inflight
+        self.upload_path, self.upload_bytes = uploads or ("", max_bytes)  # POSTs to this path may be larger
         self.inflight = 0
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        is_upload = scope["path"] == self.upload_path and scope["method"] == "POST"
+        max_bytes = self.upload_bytes + UPLOAD_FORM_SLACK if is_upload else self.max_bytes
         declared = dict(scope.get("headers", [])).get(b"content-length")
         declared = int(declared) if declared is not None and declared.isdigit() else None
-        if declared is not None and declared > self.max_bytes:
+        if declared is not None and declared > max_bytes:
             if declared <= DRAIN_BYTES:
                 await self._drain(receive, 0)
-            return await self._refuse(send)
+            return await self._refuse(send, is_upload)
         held = declared or 0
         if held and self.inflight + held > self.max_inflight:
             await self._drain(receive, 0)
@@ -89,9 +93,9 @@ class BodyLimit:
                 if received > held:  # no or a wrong Content-Length: count what really arrives
                     self.inflight += received - held
                     held = received
-                if received > self.max_bytes or self.inflight > self.max_inflight:
+                if received > max_bytes or self.inflight > self.max_inflight:
                     # End the body here; whatever the app answers is replaced by the refusal.
-                    refusal = self._refuse if received > self.max_bytes else self._busy
+                    refusal = (lambda send: self._refuse(send, is_upload)) if received > max_bytes else self._busy
                     if message.get("more_body"):
                         await self._drain(receive, received)
                     return {"type": "http.request", "body": b"", "more_body": False}
@@ -118,8 +122,12 @@ class BodyLimit:
             if not message.get("more_body"):
                 return
 
-    async def _refuse(self, send):
-        await _error(send, 413, "body_too_large", f"request body is over {self.max_bytes:,} bytes; send a smaller text")
+    async def _refuse(self, send, is_upload: bool = False):
+        if is_upload:
+            await _error(send, 413, "file_too_large", f"the tokenizer file is over {self.upload_bytes:,} bytes "
+                         "(TOKENPRISM_MAX_UPLOAD_BYTES); send a smaller file")
+        else:
+            await _error(send, 413, "body_too_large", f"request body is over {self.max_bytes:,} bytes; send a smaller text")
 
     async def _busy(self, send):
         await _error(

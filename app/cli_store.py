@@ -1,0 +1,76 @@
+"""`tokenprism add` and `tokenprism remove`: bring a tokenizer file, or take one away.
+
+`add FILE --name NAME` checks the file as an upload is checked (uploads.py: kind detected
+from the content unless --kind, loaded and tested in a limited child process) and stores
+it in the data directory, where the CLI and the web app find it at once. `remove NAME`
+deletes a tokenizer that was added or trained; built-ins cannot be removed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from app.settings import get_settings
+from app.tokenizers import uploads
+from app.tokenizers.registry import get_registry
+
+
+class CliError(Exception):
+    """A user mistake the CLI reports in one line (cli.py's main prints it); every command raises it."""
+
+
+def cmd_add(args) -> None:
+    settings = get_settings()
+    registry = get_registry()
+    if registry.is_builtin(args.name):
+        raise CliError(f"{args.name} is a built-in tokenizer; choose another --name")
+    path = Path(args.file)
+    try:
+        size = path.stat().st_size
+        if not path.is_file():
+            raise CliError(f"{args.file} is not a regular file; give a tokenizer file")
+        if size > settings.max_upload_bytes:
+            raise CliError(f"{args.file} is {size:,} bytes; the limit is {settings.max_upload_bytes:,} "
+                             "(TOKENPRISM_MAX_UPLOAD_BYTES)")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CliError(f"no such file: {args.file}; check the path") from None
+    except PermissionError:
+        raise CliError(f"cannot read {args.file}: permission denied") from None
+    special = None
+    if args.special is not None:
+        try:
+            special = json.loads(args.special)
+        except ValueError:
+            raise CliError('--special must be a JSON object such as \'{"<|endoftext|>": 100257}\'') from None
+    facts, data = uploads.check(data, args.name, args.description or "", kind=args.kind, pattern=args.pattern,
+                                special_tokens=special, source_name=path.name)
+    stored = uploads.store(settings.user_tokenizer_dir, args.name, facts, data, replace=args.force)
+    print(f"added {args.name}: {facts.kind}, {facts.vocab_size:,} ids, sha256 {facts.sha256[:16]}…, "
+          f"stored in {stored}\ntry: tokenprism encode -t {args.name} FILE  (the web app lists it too)",
+          file=sys.stderr)
+
+
+def cmd_remove(args) -> None:
+    registry = get_registry()
+    if registry.is_builtin(args.name):
+        raise CliError(f"{args.name} is a built-in tokenizer and cannot be removed")
+    if not uploads.remove(get_settings().user_tokenizer_dir, args.name):
+        raise CliError(f"there is no added or trained tokenizer named {args.name}; see `tokenprism list`")
+    print(f"removed {args.name}", file=sys.stderr)
+
+
+def add_store_commands(add) -> None:
+    """Register `add` and `remove` with cli.py's `add(name, handler, help)`."""
+    sub = add("add", cmd_add, "add a tokenizer file (tokenizer.json, .tiktoken, SentencePiece .model, .bpe) by name")
+    sub.add_argument("file", help="the tokenizer file")
+    sub.add_argument("--name", required=True, help="name to use it by (a-z, 0-9, _ . -)")
+    sub.add_argument("--kind", choices=uploads.KINDS, help="the file's kind (default: detected from its content)")
+    sub.add_argument("--pattern", help="for a .tiktoken file: gpt2, gpt4 (cl100k), o200k, or a split regex")
+    sub.add_argument("--special", metavar="JSON", help='for a .tiktoken file: special tokens, {"<|endoftext|>": 100257}')
+    sub.add_argument("--description", help="one line shown in the tokenizer lists")
+    sub.add_argument("--force", action="store_true", help="replace an existing tokenizer of that name")
+    sub = add("remove", cmd_remove, "remove a tokenizer that was added or trained")
+    sub.add_argument("name", help="its name")

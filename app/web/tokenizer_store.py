@@ -1,0 +1,218 @@
+"""Adding and removing tokenizers from the web: the API and the /tokenizers page.
+
+POST /api/tokenizers (multipart: `file`, `name`, optional `kind`, `pattern`,
+`special_tokens` as JSON, `description`, `replace`) checks the file in a limited child
+process (app/tokenizers/uploads.py) and stores it: 201 with the tokenizer's facts.
+DELETE /api/tokenizers/{name}: 204 for an added or trained tokenizer, 403 for a built-in.
+The page lists every tokenizer with an upload form and delete buttons; its forms post to
+/tokenizers and /tokenizers/{name}/delete, so it works without JavaScript.
+
+Write access: when TOKENPRISM_ADMIN_TOKEN is set, the API needs `Authorization: Bearer
+<token>` and the page's forms a `token` field; without it writing is open, as a local tool
+should be. Either way a browser request from another site (its Origin is not this host)
+is refused, so a page elsewhere cannot add or remove tokenizers behind the user's back.
+The check waits for a child process, not for the CPU: it runs on the loop's default
+executor, not the work pool, bounded by uploads.MAX_CONCURRENT_CHECKS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartException
+
+from app.errors import InvalidInput, TokenprismError
+from app.tokenizers import uploads
+from app.web import schemas
+from app.web.deps import services
+from app.web.edge.json_body import dumps
+
+router = APIRouter()
+FORM_FIELDS = ("file", "name", "kind", "pattern", "special_tokens", "description", "replace", "token")
+_STATUSES = {
+    401: "TOKENPRISM_ADMIN_TOKEN is set and the request has no or a wrong 'Authorization: Bearer' token.",
+    403: "A built-in tokenizer, or a browser request from another site.",
+    404: "No added or trained tokenizer of that name.",
+    409: "The name is taken (a built-in, or another tokenizer: send replace=true).",
+    413: "The file is over TOKENPRISM_MAX_UPLOAD_BYTES.",
+    415: "The body is not multipart/form-data.",
+    422: "A field is missing or invalid, or the file is refused (its message says why).",
+    503: "Two files are being checked already; retry after Retry-After seconds.",
+}
+_UPLOAD_FORM = {
+    "type": "object", "required": ["file", "name"],
+    "properties": {
+        "file": {"type": "string", "format": "binary", "description": "tokenizer.json, .tiktoken, SentencePiece .model or .bpe"},
+        "name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_.-]{0,47}$"},
+        "kind": {"type": "string", "enum": list(uploads.KINDS), "description": "default: detected from the file"},
+        "pattern": {"type": "string", "description": ".tiktoken only: gpt2, gpt4, o200k or a regex"},
+        "special_tokens": {"type": "string", "description": '.tiktoken only, JSON: {"<|endoftext|>": 100257}'},
+        "description": {"type": "string"},
+        "replace": {"type": "boolean", "description": "replace a tokenizer of that name"},
+    },
+}
+
+
+def _responses(*statuses: int) -> dict:
+    return {status: {"model": schemas.ErrorResponse, "description": _STATUSES[status]} for status in statuses}
+
+
+class Unauthorized(TokenprismError):
+    code = "unauthorized"
+    status = 401
+    headers = {"WWW-Authenticate": "Bearer"}
+
+
+class Forbidden(TokenprismError):
+    code = "forbidden"
+    status = 403
+
+
+def check_write_access(request: Request, form_token: str | None = None) -> None:
+    origin = request.headers.get("origin")
+    if origin and origin != "null" and urlsplit(origin).netloc != request.headers.get("host"):
+        raise Forbidden(f"a page on {origin} may not change this server's tokenizers; use this server's own page")
+    expected = services(request).settings.admin_token
+    if not expected:
+        return
+    given = form_token
+    scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer":
+        given = credentials.strip()
+    if not given or not hmac.compare_digest(given.encode(), expected.encode()):
+        raise Unauthorized("adding and removing tokenizers needs the admin token: send "
+                           "'Authorization: Bearer <TOKENPRISM_ADMIN_TOKEN>' (the page asks for it)")
+
+
+async def read_upload(request: Request) -> tuple[dict[str, str], UploadFile]:
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise TokenprismError("send the file as multipart/form-data with a 'file' field (curl -F file=@PATH -F name=NAME)",
+                              code="unsupported_media_type", status=415)
+    try:
+        form = await request.form(max_files=1, max_fields=len(FORM_FIELDS), max_part_size=1 << 20)
+    except MultiPartException as error:
+        raise InvalidInput(f"the form could not be read ({error.message}); send one file and the named fields") from None
+    unknown = sorted(set(form.keys()) - set(FORM_FIELDS))
+    if unknown:
+        raise InvalidInput(f"unknown form field {unknown[0]!r}; the fields are {', '.join(FORM_FIELDS)}")
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile):
+        raise InvalidInput("the form has no file: send the tokenizer file in a 'file' field")
+    fields = {}
+    for key in FORM_FIELDS[1:]:
+        value = form.get(key)
+        if isinstance(value, UploadFile):
+            raise InvalidInput(f"form field {key!r} must be text, not a file")
+        if value not in (None, ""):
+            fields[key] = value
+    return fields, upload
+
+
+async def add_tokenizer(request: Request, fields: dict[str, str], upload: UploadFile) -> uploads.Facts:
+    settings, registry, _ = services(request)
+    name = fields.get("name")
+    if not name:
+        raise InvalidInput("the form has no name: send the name to use the tokenizer by in a 'name' field")
+    if registry.is_builtin(name):
+        raise TokenprismError(f"{name} is a built-in tokenizer; choose another name", code="name_taken", status=409)
+    data = await upload.read(settings.max_upload_bytes + 1)
+    if len(data) > settings.max_upload_bytes:
+        raise TokenprismError(f"the tokenizer file is over {settings.max_upload_bytes:,} bytes "
+                              "(TOKENPRISM_MAX_UPLOAD_BYTES); send a smaller file", code="file_too_large", status=413)
+    if not data:
+        raise InvalidInput("the file is empty; send a tokenizer file")
+    special = None
+    if "special_tokens" in fields:
+        try:
+            special = json.loads(fields["special_tokens"])
+        except ValueError:
+            raise InvalidInput('special_tokens must be JSON such as {"<|endoftext|>": 100257}') from None
+    replace = fields.get("replace", "").lower() in ("1", "true", "yes", "on")
+    facts, data = await asyncio.get_running_loop().run_in_executor(
+        None, lambda: uploads.check(data, name, fields.get("description", ""), kind=fields.get("kind"),
+                                    pattern=fields.get("pattern"), special_tokens=special,
+                                    source_name=upload.filename or ""))
+    uploads.store(settings.user_tokenizer_dir, name, facts, data, replace=replace)
+    return facts
+
+
+def remove_tokenizer(request: Request, name: str) -> None:
+    settings, registry, _ = services(request)
+    if registry.is_builtin(name):
+        raise Forbidden(f"{name} is a built-in tokenizer; only added and trained tokenizers can be removed")
+    if not uploads.remove(settings.user_tokenizer_dir, name):
+        raise TokenprismError(f"there is no added or trained tokenizer named {name}; GET /api/tokenizers lists them",
+                              code="unknown_tokenizer", status=404)
+
+
+def facts_json(name: str, facts: uploads.Facts) -> dict:
+    return {"name": name, "kind": facts.kind, "vocab_size": facts.vocab_size, "description": facts.description,
+            "sha256": facts.sha256, "size": facts.size, "source_name": facts.source_name, "added": facts.added}
+
+
+@router.post("/api/tokenizers", tags=["tokenizers"], status_code=201, summary="Add a tokenizer file",
+             responses={201: {"description": "Stored; its facts (name, kind, vocab_size, sha256, size, ...)."},
+                        **_responses(401, 403, 409, 413, 415, 422, 503)},
+             openapi_extra={"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": _UPLOAD_FORM}}}})
+async def api_add(request: Request):
+    check_write_access(request)
+    fields, upload = await read_upload(request)
+    facts = await add_tokenizer(request, fields, upload)
+    return Response(dumps(facts_json(fields["name"], facts)).encode(), status_code=201, media_type="application/json")
+
+
+@router.delete("/api/tokenizers/{name}", tags=["tokenizers"], status_code=204, summary="Remove an added tokenizer",
+               responses=_responses(401, 403, 404, 422))
+async def api_remove(request: Request, name: str):
+    check_write_access(request)
+    remove_tokenizer(request, name)
+    return Response(status_code=204)
+
+
+@router.get("/tokenizers", include_in_schema=False)
+async def page(request: Request, added: str | None = None, removed: str | None = None):
+    return render_page(request, notice=f"Added {added}." if added else f"Removed {removed}." if removed else None)
+
+
+@router.post("/tokenizers", include_in_schema=False)
+async def page_add(request: Request):
+    try:
+        fields, upload = await read_upload(request)
+        check_write_access(request, fields.get("token"))
+        await add_tokenizer(request, fields, upload)
+    except TokenprismError as error:
+        return render_page(request, error=error.message, status=error.status)
+    return RedirectResponse(f"/tokenizers?added={fields['name']}", status_code=303)
+
+
+@router.post("/tokenizers/{name}/delete", include_in_schema=False)
+async def page_remove(request: Request, name: str):
+    form = await request.form(max_files=0, max_fields=2, max_part_size=4096)
+    try:
+        token = form.get("token")
+        check_write_access(request, token if isinstance(token, str) else None)
+        remove_tokenizer(request, name)
+    except TokenprismError as error:
+        return render_page(request, error=error.message, status=error.status)
+    return RedirectResponse(f"/tokenizers?removed={name}", status_code=303)
+
+
+def render_page(request: Request, notice: str | None = None, error: str | None = None, status: int = 200):
+    settings, registry, _ = services(request)
+    rows = []
+    user_models = registry.user_models()
+    for info in registry.infos():
+        model = user_models.get(info["name"])
+        facts = getattr(model, "facts", None)
+        origin = "built-in" if registry.is_builtin(info["name"]) else "added" if facts else "trained here"
+        rows.append({**info, "origin": origin, "facts": facts, "removable": origin != "built-in"})
+    context = {"page": "tokenizers", "rows": rows, "notice": notice, "error": error,
+               "needs_token": bool(settings.admin_token), "max_upload_bytes": settings.max_upload_bytes,
+               "kinds": uploads.KINDS}
+    return request.app.state.templates.TemplateResponse(request, "tokenizers.html", context, status_code=status)

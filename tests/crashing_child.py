@@ -1,0 +1,8 @@
+"""A stand-in for app.tokenizers.upload_check that crashes as a broken native parser would:
+it reads its request, then dies of a segmentation fault (tests/test_uploads.py)."""
+
+import ctypes
+import sys
+
+sys.stdin.read()
+ctypes.string_at(0)  # reads address 0: SIGSEGV
