@@ -115,6 +115,20 @@ def test_names_are_never_taken_over_unless_asked(store):
         uploads.check(FILES["bpe"][0](), "../escape", "")
 
 
+def test_the_store_is_bounded(store, monkeypatch):
+    settings, _ = store
+    folder = settings.user_tokenizer_dir
+    monkeypatch.setattr(uploads, "MAX_STORED", 2)
+    facts, data = uploads.check(FILES["bpe"][0](), "one", "")
+    for name in ("one", "two"):
+        uploads.store(folder, name, facts, data)
+    with pytest.raises(TokenprismError, match="remove some first") as full:
+        uploads.store(folder, "three", facts, data)
+    assert full.value.status == 409
+    uploads.store(folder, "two", facts, data, replace=True)  # replacing takes no more room
+    assert stored_files(settings) == ["one.tokenizer", "two.tokenizer"]
+
+
 def test_cli_add_and_remove(tmp_path):
     env = {**os.environ, "TOKENPRISM_DATA_DIR": str(tmp_path)}
     cli = [sys.executable, "-m", "app.cli"]

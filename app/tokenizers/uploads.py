@@ -46,6 +46,8 @@ CHECK_MEMORY_BYTES = 4 << 30  # address space of the child; the o200k vocabulary
 MAX_CONCURRENT_CHECKS = 2
 CHECK_MODULE = "app.tokenizers.upload_check"  # what the child runs (tests point it at one that crashes)
 MAX_SPECIAL_TOKENS = 10_000
+MAX_STORED = 100  # added tokenizers in one data directory
+MAX_STORED_BYTES = 4 << 30  # their files together
 _checks = threading.BoundedSemaphore(MAX_CONCURRENT_CHECKS)
 _TIKTOKEN_LINE = re.compile(rb"[A-Za-z0-9+/]+=* [0-9]+\r?\n")
 
@@ -201,11 +203,21 @@ def store(folder: Path, name: str, facts: Facts, data: bytes, replace: bool = Fa
         if not replace and (path.exists() or trained.exists()):
             raise TokenprismError(f"a tokenizer named {name} exists already; choose another name or replace it",
                                   code="name_taken", status=409)
+        _check_room(folder, len(data), replacing=path)
         line = json.dumps(asdict(facts), ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
         write_atomically(path, line + data, overwrite=replace)
         if replace:
             trained.unlink(missing_ok=True)
     return path
+
+
+def _check_room(folder: Path, size: int, replacing: Path) -> None:
+    others = [p for p in folder.glob(f"*{UPLOAD_SUFFIX}") if p != replacing and p.is_file()]
+    held = sum(p.stat().st_size for p in others)
+    if len(others) >= MAX_STORED or held + size > MAX_STORED_BYTES:
+        raise TokenprismError(
+            f"the data directory holds {len(others)} added tokenizers ({held:,} bytes); the limits are {MAX_STORED} "
+            f"and {MAX_STORED_BYTES:,} bytes: remove some first", code="store_full", status=409)
 
 
 def remove(folder: Path, name: str) -> bool:
