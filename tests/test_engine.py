@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
@@ -102,8 +104,11 @@ def test_tokens_cover_random_unicode(tokenizer):
         tokens = tokenizer.tokenize(text)
         _check_cover(text, tokens)
         assert [t.id for t in tokens] == tokenizer.encode(text)
-        # SentencePiece reads its meta symbol "▁" in input as a space (its own behaviour)
+        # SentencePiece reads its meta symbol "▁" in input as a space (its own behaviour);
+        # qwen3_6 encodes the text's NFC form
         expected = text.replace("▁", " ") if tokenizer.kind == "sentencepiece" else text
+        if tokenizer.name == "qwen3_6":
+            expected = unicodedata.normalize("NFC", expected)
         assert tokenizer.decode(tokenizer.encode(text)) == expected
 
     check()
@@ -159,12 +164,12 @@ def test_decoding_partial_bytes_matches_reference(registry):
 def test_registry_aliases_and_unknown_names(registry):
     assert registry.get("r50k_base") is registry.get("gpt2")
     with pytest.raises(UnknownTokenizer) as caught:
-        registry.get("gpt-5")
+        registry.get("gpt5")  # "gpt-5" is a model name now (app/tokenizers/models.py)
     for name in BUILTIN_NAMES:
         assert name in caught.value.message
 
 
-def test_registry_lists_the_five_builtins(registry):
+def test_registry_lists_the_builtins(registry):
     infos = {info["name"]: info for info in registry.infos()}
     assert set(BUILTIN_NAMES) <= set(infos)
     for name in BUILTIN_NAMES:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from app.errors import BadTokenId
 from app.tokenizers.tokens import Token, char_ranges, clean_text, make_tokens, text_and_ranges
 
-KINDS = ("bpe", "tiktoken", "sentencepiece")
+KINDS = ("bpe", "tiktoken", "sentencepiece", "huggingface")
 
 
 class Tokenizer(ABC):

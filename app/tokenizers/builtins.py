@@ -1,8 +1,11 @@
-"""The five tokenizers tokenprism ships, registered with their facts and built on first use.
+"""The tokenizers tokenprism ships, registered with their facts and built on first use.
 
-gpt2 (alias r50k_base), cl100k_base and o200k_base through tiktoken; mistral_v1 through
-SentencePiece; tokenprism_4k, our own BPE. Every file is read through
-`files.read_verified`, so a damaged file fails with its name and checksum.
+gpt2 (alias r50k_base), cl100k_base, o200k_base and o200k_harmony through tiktoken;
+mistral_v1 and mistral_v3 through SentencePiece; tokenprism_4k, our own BPE; then
+mistral_tekken (Mistral's tiktoken-style Tekken) and qwen3_6 (tiktoken on NFC text). The
+five older ones come first, so the default comparison (the first `max_compare` built-ins)
+keeps its columns. Every file is read through `files.read_verified`, so a damaged file
+fails with its name and checksum.
 """
 
 from __future__ import annotations
@@ -14,26 +17,32 @@ from app.tokenizers.openai_encodings import OPENAI_ENCODINGS
 from app.tokenizers.registry import Entry, Registry
 
 MISTRAL_FILE = "mistral-7b-v0.1.model"
+MISTRAL_V3_FILE = "mistral-7b-v0.3.model"
+TEKKEN_FILE = "tekken_240911.json.gz"
 OWN_BPE_NAME = "tokenprism_4k"
 OWN_BPE_FILE = "tokenprism_4k.bpe"
 
-_VOCAB_SIZES = {"gpt2": 50257, "cl100k_base": 100277, "o200k_base": 200019}
+_VOCAB_SIZES = {"gpt2": 50257, "cl100k_base": 100277, "o200k_base": 200019, "o200k_harmony": 201088}
+MISTRAL_V1_DESCRIPTION = "Mistral 7B v0.1 (SentencePiece BPE with byte fallback, the Llama 2 recipe), 32,000 pieces"
+MISTRAL_V3_DESCRIPTION = (
+    "Mistral 7B v0.3, Mixtral 8x22B, Codestral 22B, Mistral Large 2 (SentencePiece BPE with byte fallback, "
+    "v3 control tokens), 32,768 pieces"
+)
+TEKKEN_DESCRIPTION = (
+    "Mistral NeMo, Pixtral 12B, Ministral 8B (Tekken: tiktoken-style BPE, 131,072 ids, the first 1,000 special)"
+)
+QWEN3_6_FILE = "qwen3_6.tiktoken.gz"
+QWEN3_6_DESCRIPTION = (
+    "Qwen 3.5 / 3.6 (Qwen3.6-27B, Qwen3.6-35B-A3B, Qwen3.5-27B...): byte-level BPE on NFC-normalized text, 248,077 ids"
+)
 
 
 def register_builtins(registry: Registry, tokenizer_dir: Path) -> None:
-    for name, spec in OPENAI_ENCODINGS.items():
-        registry.register(
-            Entry(name, "tiktoken", _VOCAB_SIZES[name], spec.description, _tiktoken_factory(spec, tokenizer_dir)),
-            aliases=("r50k_base",) if name == "gpt2" else (),
-        )
+    for name in ("gpt2", "cl100k_base", "o200k_base"):
+        _register_openai(registry, name, tokenizer_dir)
     registry.register(
-        Entry(
-            "mistral_v1",
-            "sentencepiece",
-            32000,
-            "Mistral 7B v0.1 (SentencePiece BPE with byte fallback, the Llama 2 recipe), 32,000 pieces",
-            lambda: _sentencepiece(tokenizer_dir),
-        )
+        Entry("mistral_v1", "sentencepiece", 32000, MISTRAL_V1_DESCRIPTION,
+              lambda: _sentencepiece("mistral_v1", MISTRAL_V1_DESCRIPTION, MISTRAL_FILE, tokenizer_dir))
     )
     registry.register(
         Entry(
@@ -43,6 +52,21 @@ def register_builtins(registry: Registry, tokenizer_dir: Path) -> None:
             "tokenprism's own byte-level BPE, 4,096 tokens, trained on Python 3.11 standard library sources",
             lambda: _own_bpe(tokenizer_dir),
         )
+    )
+    _register_openai(registry, "o200k_harmony", tokenizer_dir)
+    registry.register(
+        Entry("mistral_v3", "sentencepiece", 32768, MISTRAL_V3_DESCRIPTION,
+              lambda: _sentencepiece("mistral_v3", MISTRAL_V3_DESCRIPTION, MISTRAL_V3_FILE, tokenizer_dir))
+    )
+    registry.register(Entry("mistral_tekken", "tiktoken", 131072, TEKKEN_DESCRIPTION, lambda: _tekken(tokenizer_dir)))
+    registry.register(Entry("qwen3_6", "tiktoken", 248077, QWEN3_6_DESCRIPTION, lambda: _qwen(tokenizer_dir)))
+
+
+def _register_openai(registry: Registry, name: str, tokenizer_dir: Path) -> None:
+    spec = OPENAI_ENCODINGS[name]
+    registry.register(
+        Entry(name, "tiktoken", _VOCAB_SIZES[name], spec.description, _tiktoken_factory(spec, tokenizer_dir)),
+        aliases=("r50k_base",) if name == "gpt2" else (),
     )
 
 
@@ -55,14 +79,24 @@ def _tiktoken_factory(spec, tokenizer_dir: Path):
     return build
 
 
-def _sentencepiece(tokenizer_dir: Path):
+def _sentencepiece(name: str, description: str, file: str, tokenizer_dir: Path):
     from app.tokenizers.sentencepiece_backend import SentencePieceTokenizer
 
-    return SentencePieceTokenizer(
-        "mistral_v1",
-        "Mistral 7B v0.1 (SentencePiece BPE with byte fallback, the Llama 2 recipe), 32,000 pieces",
-        read_verified(MISTRAL_FILE, tokenizer_dir),
-    )
+    return SentencePieceTokenizer(name, description, read_verified(file, tokenizer_dir))
+
+
+def _tekken(tokenizer_dir: Path):
+    from app.tokenizers.tekken_backend import TekkenTokenizer
+
+    return TekkenTokenizer("mistral_tekken", TEKKEN_DESCRIPTION, read_verified(TEKKEN_FILE, tokenizer_dir), TEKKEN_FILE)
+
+
+def _qwen(tokenizer_dir: Path):
+    from app.tokenizers.openai_encodings import OpenAIEncoding
+    from app.tokenizers.qwen_backend import QWEN3_5_PATTERN, QWEN3_5_SPECIALS, QwenTokenizer
+
+    spec = OpenAIEncoding("qwen3_6", QWEN3_6_FILE, QWEN3_5_PATTERN, QWEN3_5_SPECIALS, QWEN3_6_DESCRIPTION)
+    return QwenTokenizer(spec, load_tiktoken_ranks(QWEN3_6_FILE, tokenizer_dir))
 
 
 def _own_bpe(tokenizer_dir: Path):

@@ -1,8 +1,9 @@
-"""The three OpenAI encodings as data: file, split pattern, special tokens.
+"""The OpenAI encodings as data: file, split pattern, special tokens.
 
 These are public facts, as published in tiktoken's `tiktoken_ext/openai_public.py`; the
-test suite checks them against tiktoken's own definitions. Only r50k_base (gpt2),
-cl100k_base and o200k_base are here; p50k and the harmony variants are left out.
+test suite checks them against tiktoken's own definitions. Here: r50k_base (gpt2),
+cl100k_base, o200k_base and o200k_harmony (gpt-oss: o200k_base's ranks and pattern with
+the harmony chat format's special tokens); p50k is left out.
 """
 
 from __future__ import annotations
@@ -30,6 +31,29 @@ O200K_PATTERN = "|".join(
         r"""\s+""",
     ]
 )
+
+# o200k_harmony's special tokens, as tiktoken 0.14 defines them (tiktoken_ext/openai_public.py,
+# `o200k_harmony`): o200k_base's two, the harmony tokens, and <|reserved_N|> for every id
+# from 200013 to 201087. Built in tiktoken's order: 200018 has two names there
+# (<|endofprompt|> and <|reserved_200018|>), and which one it decodes to follows the order.
+O200K_HARMONY_SPECIALS = {
+    ENDOFTEXT: 199999,
+    ENDOFPROMPT: 200018,
+    "<|startoftext|>": 199998,
+    "<|reserved_200000|>": 200000,
+    "<|reserved_200001|>": 200001,
+    "<|return|>": 200002,
+    "<|constrain|>": 200003,
+    "<|reserved_200004|>": 200004,
+    "<|channel|>": 200005,
+    "<|start|>": 200006,
+    "<|end|>": 200007,
+    "<|message|>": 200008,
+    "<|reserved_200009|>": 200009,
+    "<|reserved_200010|>": 200010,
+    "<|reserved_200011|>": 200011,
+    "<|call|>": 200012,
+} | {f"<|reserved_{i}|>": i for i in range(200013, 201088)}
 
 
 @dataclass(frozen=True)
@@ -64,5 +88,14 @@ OPENAI_ENCODINGS = {
         pattern=O200K_PATTERN,
         special_tokens={ENDOFTEXT: 199999, ENDOFPROMPT: 200018},
         description="GPT-4o, GPT-4.1 and o-series models (o200k_base), about 200k tokens",
+    ),
+    "o200k_harmony": OpenAIEncoding(
+        name="o200k_harmony",
+        file="o200k_base.tiktoken.gz",
+        pattern=O200K_PATTERN,
+        special_tokens=O200K_HARMONY_SPECIALS,
+        description=(
+            "gpt-oss-20b/120b (o200k_harmony): o200k_base with the harmony chat format's special tokens, 201,088 ids"
+        ),
     ),
 }

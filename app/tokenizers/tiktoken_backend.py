@@ -1,4 +1,5 @@
-"""tiktoken-backed tokenizers: gpt2 (r50k_base), cl100k_base, o200k_base.
+"""tiktoken-backed tokenizers: gpt2 (r50k_base), cl100k_base, o200k_base, o200k_harmony
+(and, through `qwen_backend`, qwen3_6).
 
 Each is a `tiktoken.Encoding` built from the verified local ranks file with the pattern
 and special tokens of `openai_encodings`; `tiktoken.get_encoding` (which downloads) is
@@ -42,6 +43,15 @@ class TiktokenTokenizer(Tokenizer):
             explicit_n_vocab=spec.explicit_n_vocab,
         )
         self._ascii = AsciiEncoder.for_pattern(spec.pattern, ranks, spec.name)
+        # The first two characters of each special token ("<|" for OpenAI's): a text without
+        # any of them holds no special token, a check that stays cheap with o200k_harmony's 1,090.
+        self._special_starts = frozenset(token[:2] for token in self._special_tokens)
+        # id -> its names, for an id with several (o200k_harmony's 200018: <|endofprompt|> and
+        # <|reserved_200018|>): decoding gives one, the text may hold the other
+        names: dict[int, list[bytes]] = {}
+        for token, token_id in self._special_tokens.items():
+            names.setdefault(token_id, []).append(token.encode("utf-8"))
+        self._special_names = {token_id: found for token_id, found in names.items() if len(found) > 1}
 
     @property
     def encoding(self) -> tiktoken.Encoding:
@@ -60,7 +70,7 @@ class TiktokenTokenizer(Tokenizer):
 
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
         if (self._ascii is not None and len(text) <= ASCII_FAST_CHARS and text.isascii()
-                and not (allow_special and any(token in text for token in self._special_tokens))):
+                and not (allow_special and any(start in text for start in self._special_starts))):
             return self._ascii.encode(text)
         try:
             if allow_special:
@@ -86,6 +96,17 @@ class TiktokenTokenizer(Tokenizer):
         for start in range(0, len(ids), _SLICE):
             pieces += self._encoding.decode_tokens_bytes(ids[start : start + _SLICE])
         return pieces
+
+    def encode_with_pieces(self, text: str, allow_special: bool = False) -> tuple[list[int], list[bytes]]:
+        ids, pieces = super().encode_with_pieces(text, allow_special)
+        if allow_special and self._special_names:  # a special id with several names: the one in the text
+            data, offset = text.encode("utf-8"), 0
+            for index, token_id in enumerate(ids):
+                if token_id in self._special_names and not data.startswith(pieces[index], offset):
+                    names = self._special_names[token_id]
+                    pieces[index] = next(name for name in names if data.startswith(name, offset))
+                offset += len(pieces[index])
+        return ids, pieces
 
     def decode(self, ids: list[int]) -> str:
         return self._encoding.decode(ids)

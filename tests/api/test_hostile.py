@@ -247,7 +247,8 @@ def test_out_of_range_for_every_tokenizer(http, name):
 # ---- unknown tokenizers and odd names ----
 
 
-@pytest.mark.parametrize("name", ["gpt5", "", "GPT2", "../../etc/passwd", "x" * 100, "<script>", "cl100k_base\u0000"])
+# (tokenizer names are case-sensitive; "GPT2" would be the model gpt2, model names match in any case)
+@pytest.mark.parametrize("name", ["gpt5", "", "CL100K_BASE", "../../etc/passwd", "x" * 100, "<script>", "cl100k_base\u0000"])
 def test_unknown_or_malformed_tokenizer_name(http, name):
     assert_error(http.post("/api/tokenize", json={"tokenizer": name, "text": "hi"}))
     assert_error(http.post("/api/decode", json={"tokenizer": name, "ids": [1]}))

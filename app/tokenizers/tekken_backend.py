@@ -1,0 +1,145 @@
+"""Mistral's Tekken tokenizer (Mistral NeMo, Pixtral, Ministral) on tiktoken.
+
+A tekken JSON file holds a tiktoken-style vocabulary (`vocab`: rank and base64 bytes per
+entry) and a `config` (split pattern, vocabulary size, number of special tokens). It is
+built as mistral-common's `Tekkenizer` builds it (mistral_common/tokens/tokenizers/tekken.py,
+mistral-common 1.13.1):
+
+- the first `default_num_special_tokens` ids (1,000) are special: the file's
+  `special_tokens` when it lists them, else Tekkenizer's twenty defaults (`<unk>`, `<s>`,
+  `</s>`, `[INST]`, ...), then fillers `<SPECIAL_20>` ... `<SPECIAL_999>`;
+- the regular vocabulary is the first `default_vocab_size - default_num_special_tokens`
+  entries of `vocab` (130,072 of tekken_240911's 150,000): tiktoken ranks, encoded with
+  the file's pattern and no special tokens;
+- a regular token's id is its rank plus the number of special tokens.
+
+Ids therefore equal `Tekkenizer.encode(text, bos=False, eos=False)`. Tekkenizer never
+parses special tokens out of text, so `allow_special` has no effect here (as with
+SentencePiece). `decode` drops special ids and decodes each run of regular ids on its
+own, as `Tekkenizer.decode` does (its default policy, IGNORE); the tokens of
+`tokens_for_ids` still show the special tokens' names.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from itertools import groupby
+
+import tiktoken
+
+from app.errors import InvalidInput, TokenizerFileError
+from app.tokenizers.base import Tokenizer
+
+_SLICE = 16_384  # ids per decode_tokens_bytes call (see tiktoken_backend)
+
+# Tekkenizer.DEPRECATED_SPECIAL_TOKENS: ids 0-19 of a file that lists no special tokens
+# (mistral-common 1.13.1, mistral_common/tokens/tokenizers/tekken.py and base.py's SpecialTokens).
+DEFAULT_SPECIAL_TOKENS = (
+    "<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]", "[TOOL_RESULTS]",
+    "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]", "[IMG_END]", "[PREFIX]", "[MIDDLE]",
+    "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]",
+)
+FILLER_TEMPLATE = "<SPECIAL_{id}>"  # Tekkenizer.SPECIAL_TOKEN_TEMPLATE
+
+
+class TekkenTokenizer(Tokenizer):
+    kind = "tiktoken"
+
+    def __init__(self, name: str, description: str, data: bytes, source: str):
+        self.name = name
+        self.description = description
+        pattern, ranks, specials, vocab_size = _parse_tekken(data, source)
+        self._offset = len(specials)  # regular ids come after the special ones
+        self._vocab_size = vocab_size
+        self._special_names = [token.encode("utf-8") for token in specials]
+        self._special_tokens = {token: token_id for token_id, token in enumerate(specials)}
+        self._special_ids = frozenset(range(self._offset))
+        self._encoding = tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+
+    @property
+    def vocab_size(self) -> int:
+        return self._vocab_size
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return self._special_tokens
+
+    @property
+    def special_ids(self) -> frozenset[int]:
+        return self._special_ids
+
+    def has_id(self, token_id: int) -> bool:
+        return 0 <= token_id < self._vocab_size
+
+    def encode(self, text: str, allow_special: bool = False) -> list[int]:
+        try:
+            ranks = self._encoding.encode_ordinary(text)
+        except BaseException as error:  # pyo3's PanicException derives from BaseException
+            if type(error).__name__ != "PanicException":
+                raise
+            raise InvalidInput(
+                f"{self.name} could not split this text (its regex engine gave up, "
+                "typically on a very long run of whitespace); send a shorter text"
+            ) from None
+        offset = self._offset
+        return [rank + offset for rank in ranks]
+
+    def id_to_bytes(self, token_id: int) -> bytes:
+        if token_id < self._offset:
+            return self._special_names[token_id]
+        return self._encoding.decode_single_token_bytes(token_id - self._offset)
+
+    def token_bytes(self, ids: list[int]) -> list[bytes]:
+        offset = self._offset
+        pieces: list[bytes] = []
+        for start in range(0, len(ids), _SLICE):  # in slices: tiktoken holds the GIL per call
+            chunk = ids[start : start + _SLICE]
+            if chunk and min(chunk) >= offset:
+                pieces += self._encoding.decode_tokens_bytes([i - offset for i in chunk])
+            else:
+                pieces += [self.id_to_bytes(i) for i in chunk]
+        return pieces
+
+    def decode(self, ids: list[int]) -> str:
+        offset = self._offset
+        return "".join(
+            self._encoding.decode([i - offset for i in run])
+            for special, run in groupby(ids, lambda i: i < offset)
+            if not special
+        )
+
+
+def _parse_tekken(data: bytes, source: str) -> tuple[str, dict[bytes, int], list[str], int]:
+    """(pattern, regular token bytes -> rank, special token strings by id, vocabulary size)
+    of a tekken JSON file, checked as Tekkenizer checks it."""
+    try:
+        model = json.loads(data)
+        config = model["config"]
+        pattern = config["pattern"]
+        vocab_size = int(config["default_vocab_size"])
+        special_count = int(config["default_num_special_tokens"])
+        vocab = model["vocab"]
+        listed = model.get("special_tokens")
+        specials = list(DEFAULT_SPECIAL_TOKENS) if listed is None else [entry["token_str"] for entry in listed]
+        regular = vocab_size - special_count
+        if not 0 <= regular <= len(vocab) or len(specials) > special_count:
+            raise ValueError(
+                f"{len(vocab)} vocabulary entries and {len(specials)} special tokens do not fit "
+                f"a vocabulary of {vocab_size} with {special_count} special ids"
+            )
+        if listed is not None and [entry["rank"] for entry in listed] != list(range(len(listed))):
+            raise ValueError("special token ranks are not 0, 1, 2, ...")
+        specials += [FILLER_TEMPLATE.format(id=i) for i in range(len(specials), special_count)]
+        if len(set(specials)) != len(specials):
+            raise ValueError("special token strings repeat")
+        ranks: dict[bytes, int] = {}
+        for rank, entry in enumerate(vocab[:regular]):
+            token = base64.b64decode(entry["token_bytes"], validate=True)
+            if entry["rank"] != rank or token in ranks or (rank < 256 and token != bytes([rank])):
+                raise ValueError(f"vocabulary entry {rank} is out of order or repeated")
+            ranks[token] = rank
+    except (ValueError, KeyError, TypeError, AttributeError, binascii.Error) as error:
+        raise TokenizerFileError(f"{source} is not a tekken tokenizer file: {error}") from None
+    return pattern, ranks, specials, vocab_size
