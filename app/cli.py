@@ -231,18 +231,18 @@ def build_parser() -> argparse.ArgumentParser:
         ("tokenize", cmd_tokenize, "print each token: id, bytes, character range, text"),
     ):
         sub = add(name, handler, help_text)
-        sub.add_argument("-t", "--tokenizer", required=True, help="tokenizer name (see `tokenprism list`)")
+        sub.add_argument("-t", "--tokenizer", required=True, help="tokenizer name (see `tokenprism list`) or model name (gpt-4o)")
         sub.add_argument("file", nargs="?", default="-", help="file to read; '-' or nothing for stdin")
         sub.add_argument("--allow-special", action="store_true", help="encode <|endoftext|> etc. as special tokens")
         if name == "tokenize":
             sub.add_argument("--json", action="store_true", help="print the tokens as JSON")
 
     sub = add("decode", cmd_decode, "read a JSON array of ids (file or stdin), print the text")
-    sub.add_argument("-t", "--tokenizer", required=True, help="tokenizer name")
+    sub.add_argument("-t", "--tokenizer", required=True, help="tokenizer or model name")
     sub.add_argument("file", nargs="?", default="-", help="file with the ids; '-' or nothing for stdin")
 
     sub = add("count", cmd_count, "count tokens of files under one or more tokenizers")
-    sub.add_argument("-t", "--tokenizer", action="append", help="tokenizer name; repeat for several (default cl100k_base)")
+    sub.add_argument("-t", "--tokenizer", action="append", help="tokenizer or model name; repeat for several (default cl100k_base)")
     sub.add_argument("files", nargs="*", help="files to count ('-' for stdin)")
     sub.add_argument("--messages", metavar="CHAT.json", help="count an OpenAI-style chat (a JSON array of messages) "
                      "as OpenAI counts prompt tokens; cl100k_base and o200k_base only")

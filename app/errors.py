@@ -29,8 +29,12 @@ class UnknownTokenizer(TokenprismError):
     code = "unknown_tokenizer"
     status = 404
 
-    def __init__(self, name: str, valid: list[str]):
-        super().__init__(f"unknown tokenizer {name!r}; use one of: {', '.join(valid)}")
+    def __init__(self, name: str, valid: list[str], message: str | None = None):
+        super().__init__(
+            message
+            or f"unknown tokenizer {name!r}; use one of: {', '.join(valid)}, "
+            "or a model name such as gpt-4o (GET /api/models)"
+        )
         self.name = name
         self.valid = valid
 

@@ -8,6 +8,12 @@ running server, and a file replaced in place is reloaded on its next lookup. A u
 that cannot be loaded fails only its own requests, with an error naming the file (and the
 failure is remembered until the file changes). An unknown name raises `UnknownTokenizer`
 listing the valid names.
+
+Every name a user gives goes through `resolve`, the one place names become canonical: a
+tokenizer name or alias first, then a model name (`models.find`: exact, then prefix rules,
+case-insensitive), so "gpt-4o" works wherever "o200k_base" does (API, pages, CLI). A model
+whose tokenizer this registry does not have (text-davinci-003 on p50k_base) is an
+`UnknownTokenizer` that names the model and the tokenizer it needs.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import NoReturn
 
 from app.errors import InvalidInput, TokenizerFileError, UnknownTokenizer
 from app.settings import Settings, get_settings
+from app.tokenizers import models
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.user_models import NAME_PATTERN, USER_MODEL_SUFFIX, UserModel, UserModels, check_name, identity_of
 
@@ -39,7 +46,8 @@ class Entry:
     path: Path | None = None  # a user file
 
     def info(self) -> dict:
-        return {"name": self.name, "kind": self.kind, "vocab_size": self.vocab_size, "description": self.description}
+        return {"name": self.name, "kind": self.kind, "vocab_size": self.vocab_size, "description": self.description,
+                "models": models.models_for(self.name)}
 
 
 class Registry:
@@ -70,12 +78,34 @@ class Registry:
         return [entry.info() for entry in self.entries()]
 
     def resolve(self, name: str) -> str:
-        """The canonical name for `name` or an alias; raises `UnknownTokenizer`, or the
-        `TokenizerFileError` of a user file of that name that cannot be used."""
+        """The canonical tokenizer name for a tokenizer name, an alias or a model name (in
+        that order); raises `UnknownTokenizer`, or the `TokenizerFileError` of a user file
+        of that name that cannot be used."""
+        canonical = self._aliases.get(name, name)
+        if canonical in self._entries or canonical in self._user():
+            return canonical
+        self._refuse_unusable(canonical)
+        model = models.find(name)
+        if model is None:
+            self._missing(name)
+        target = self._aliases.get(model.tokenizer, model.tokenizer)
+        if target in self._entries or target in self._user():
+            return target
+        self._refuse_unusable(target)
+        raise UnknownTokenizer(name, self.names(), message=(
+            f"model {name!r} needs the {model.tokenizer} tokenizer, which tokenprism does not ship; use a model "
+            f"whose tokenizer is available (GET /api/models), a tokenizer from GET /api/tokenizers, "
+            f"or add a {model.tokenizer} file of your own (POST /api/tokenizers)"
+        ))
+
+    def has(self, name: str) -> bool:
+        """Whether `name` is a usable tokenizer name or alias (model names are not looked up)."""
         name = self._aliases.get(name, name)
-        if name in self._entries or name in self._user():
-            return name
-        self._missing(name)
+        return name in self._entries or name in self._user()
+
+    def aliases(self) -> dict[str, str]:
+        """alias -> canonical name, for pickers that resolve names in the browser."""
+        return dict(self._aliases)
 
     def get(self, name: str) -> Tokenizer:
         name = self.resolve(name)
@@ -137,10 +167,14 @@ class Registry:
             entry = self._user().get(name) or self._missing(name)
         return entry
 
-    def _missing(self, name: str) -> NoReturn:
+    def _refuse_unusable(self, name: str) -> None:
+        """Raise the error of a user file named `name` that cannot be loaded, if there is one."""
         unusable = self._user_models.models().get(name) if self._user_models is not None else None
         if unusable is not None and unusable.error is not None:
             raise TokenizerFileError(unusable.error.message)
+
+    def _missing(self, name: str) -> NoReturn:
+        self._refuse_unusable(name)
         raise UnknownTokenizer(name, self.names())
 
 

@@ -11,6 +11,8 @@ Decisions (also in the OpenAPI descriptions):
   `max_compare`); user-trained ones are counted only when named. /api/count with
   "messages" and no "tokenizers" uses the tokenizers chat counting is defined for.
 - Counts are keyed by canonical name: "r50k_base" is answered as "gpt2".
+- Every field that takes a tokenizer name takes a model name too (GET /api/models lists them):
+  "gpt-4o" is answered as "o200k_base"; a model whose tokenizer is not shipped is a 404.
 - /api/decode's "text" is the reference library's decode of the ids; the tokens' ranges
   index into "tokens_text" (the tokens' bytes decoded), which differs only where that
   library drops or rewrites pieces.
@@ -22,6 +24,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.errors import BadTokenId, InvalidInput, TextTooLarge
+from app.tokenizers import models
 from app.tokenizers.chat import CHAT_RULES, ChatMessage, chat_tokenizers
 from app.tokenizers.tokens import text_and_ranges, text_stats
 from app.web import engine_calls, schemas
@@ -40,7 +43,7 @@ api_post = APIRouter(prefix="/api", route_class=LeanRoute)  # the hot paths: see
 _ERROR_DESCRIPTIONS = {
     400: "The body is not valid JSON (or not UTF-8).",
     415: "The body is not sent as Content-Type: application/json.",
-    404: "Unknown tokenizer; the message lists the valid names.",
+    404: "Unknown tokenizer or model, or a model whose tokenizer is not shipped; the message lists the valid names.",
     413: "Text, ids or request body over the limits of GET /api/limits.",
     422: "A field is missing, of the wrong type, unknown or invalid; the message names it.",
 }
@@ -96,6 +99,15 @@ async def list_tokenizers(request: Request):
     return {"tokenizers": registry.infos()}
 
 
+@api.get("/models", tags=["tokenizers"], response_model=schemas.ModelsResponse, summary="Model names and their tokenizers")
+async def list_models(request: Request):
+    """Every model name (or prefix of model names) that GET /api/tokenizers/{name}, the `tokenizer(s)` fields of
+    the POST endpoints, the pages and the CLI take instead of a tokenizer name, with the tokenizer it stands for.
+    The OpenAI part is tiktoken's own table (`tiktoken/model.py`, tiktoken 0.14.0)."""
+    registry = services(request).registry
+    return {"models": [{**model.info(), "available": registry.has(model.tokenizer)} for model in models.MODELS]}
+
+
 @api.get(
     "/tokenizers/{name}",
     tags=["tokenizers"],
@@ -104,6 +116,7 @@ async def list_tokenizers(request: Request):
     summary="One tokenizer, with its special tokens",
 )
 async def get_tokenizer(request: Request, name: str):
+    """`name` may be a model name: /api/tokenizers/gpt-4o answers o200k_base."""
     _, registry, pool = services(request)
     tokenizer = await pool.run(registry.get, name, request=request)
     special = dict(tokenizer.special_tokens)
@@ -111,6 +124,7 @@ async def get_tokenizer(request: Request, name: str):
         special.setdefault(tokenizer.id_to_bytes(token_id).decode("utf-8", errors="replace"), token_id)
     return {
         **tokenizer.info(),
+        "models": models.models_for(tokenizer.name),
         "builtin": registry.is_builtin(tokenizer.name),
         "special_tokens": special,
         "chat_counting": tokenizer.name in CHAT_RULES,

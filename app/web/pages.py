@@ -8,6 +8,12 @@ answered with a redirect to that URL, so links and the back button work either w
 htmx requests get the URL back in `HX-Replace-Url` (typing) or `HX-Push-Url` (any other
 control), so typing does not flood the history.
 
+Tokenizer pickers take model names as well: `?tokenizer=gpt-4o` shows o200k_base and says
+that gpt-4o uses it, and the address keeps "gpt-4o". With JavaScript, a search box next to
+the picker (a `<datalist>` of model and tokenizer names) sets the `<select>`; its text is
+posted as `model` and becomes the page's tokenizer name only when it stands for the
+tokenizer the select holds, so the select always decides which tokenizer runs.
+
 Routers stay thin: parse the request into a state, call `engine_calls`, render.
 """
 
@@ -25,6 +31,7 @@ from fastapi.responses import RedirectResponse
 from app.errors import InvalidInput, TokenprismError
 from app.tokenizers.tokens import parse_ids
 from app.settings import Settings
+from app.tokenizers import models
 from app.tokenizers.base import KINDS
 from app.tokenizers.registry import Registry
 from app.web import engine_calls
@@ -43,6 +50,7 @@ MAX_QUERY_CHARS = 6000  # longer page addresses are not kept in the URL (uvicorn
 KIND_LABELS = {"tiktoken": "tiktoken (OpenAI)", "sentencepiece": "SentencePiece", "bpe": "Own byte-level BPE"}
 TYPING_FIELDS = {"text", "ids"}
 HEAD_SLACK = 256  # tokens made past the drawing budget, so that a segment is not cut at its edge
+USED_BY_SHOWN = 6  # model names listed before "and N more"
 
 
 # ---------------------------------------------------------------------------------------
@@ -68,11 +76,13 @@ class PlaygroundState:
     view: str = "text"
     ws: bool = False
     special: bool = False
+    model: str = ""  # the picker's search box: a model (or tokenizer) name, see `named_tokenizer`
 
     @classmethod
     def from_params(cls, params: Mapping) -> PlaygroundState:
         state = cls(
             tokenizer=str(params.get("tokenizer") or DEFAULT_TOKENIZER),
+            model=str(params.get("model") or "").strip(),
             mode="decode" if params.get("mode") == "decode" else "encode",
             ids=_page_text(str(params.get("ids") or "")),
             view=params.get("view") if params.get("view") in VIEWS else "text",
@@ -170,6 +180,61 @@ def asset_version() -> str:
     return digest.hexdigest()[:10]
 
 
+def canonical(registry: Registry, name: str) -> str | None:
+    """The tokenizer `name` (a tokenizer, alias or model name) stands for, or None."""
+    try:
+        return registry.resolve(name)
+    except TokenprismError:
+        return None
+
+
+def named_tokenizer(registry: Registry, tokenizer: str, model: str) -> str:
+    """The name a page shows and keeps in its address: the search box's `model` when it stands
+    for the tokenizer the select holds (gpt-4o for o200k_base), else the select's `tokenizer`."""
+    if not model or model == tokenizer:
+        return tokenizer
+    chosen = canonical(registry, tokenizer)
+    return model if chosen is not None and canonical(registry, model) == chosen else tokenizer
+
+
+def model_named(registry: Registry, name: str) -> models.Model | None:
+    """The model row of `name` when it is a model name (not a tokenizer name or alias)."""
+    return None if registry.has(name) else models.find(name)
+
+
+def name_directory(registry: Registry) -> list[dict]:
+    """Every name a picker's search box takes, for its <datalist>, in lookup order:
+    tokenizer names and aliases, model names, then model-name prefixes."""
+    entries = registry.entries()
+    aliases = registry.aliases()
+    have = {e.name for e in entries}
+    names = [{"value": e.name, "tokenizer": e.name, "kind": "tokenizer", "available": True,
+              "label": f"tokenizer · {e.kind} · {e.vocab_size:,} ids"} for e in entries]
+    names += [{"value": alias, "tokenizer": name, "kind": "tokenizer", "available": name in have,
+               "label": f"= {name}"} for alias, name in aliases.items()]
+    for model in sorted(models.MODELS, key=lambda m: m.prefix):
+        available = aliases.get(model.tokenizer, model.tokenizer) in have
+        uses = model.tokenizer if available else f"{model.tokenizer} (not shipped)"
+        what = f"names starting {model.name} → {uses}" if model.prefix else f"→ {uses}"
+        names.append({"value": model.name, "tokenizer": model.tokenizer, "kind": "prefix" if model.prefix else "model",
+                      "available": available, "label": f"{what} · {model.vendor} {model.family}"})
+    return names
+
+
+def picker_context(registry: Registry, asked: str) -> dict:
+    """What the playground's picker shows for the name `asked`: the tokenizer it stands for
+    (`chosen`), the model row if it is a model name, and the models that use the tokenizer."""
+    chosen = canonical(registry, asked)
+    used_by = models.models_for(chosen) if chosen else []
+    return {
+        "chosen": chosen,
+        "named_model": model_named(registry, asked) if chosen else None,
+        "used_by": used_by[:USED_BY_SHOWN],
+        "used_by_more": used_by[USED_BY_SHOWN:],
+        "search_value": asked if chosen and asked != chosen else "",
+    }
+
+
 def tokenizer_groups(registry: Registry) -> list[tuple[str, list]]:
     """Registered tokenizers grouped by kind (tiktoken, SentencePiece, own BPE), for pickers."""
     entries = registry.entries()
@@ -220,6 +285,7 @@ def sample_hint(text: str) -> str | None:
 
 
 def render_playground(request: Request, settings: Settings, registry: Registry, state: PlaygroundState):
+    state.tokenizer = named_tokenizer(registry, state.tokenizer, state.model)
     result = error = None
     status = 200
     head = settings.render_tokens + HEAD_SLACK
@@ -240,9 +306,15 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         as_text = PlaygroundState(tokenizer=state.tokenizer, text=result.text, special=state.special)
         decoded_url, decoded_fits = page_url("/", as_text)
         decoded_url = decoded_url if decoded_fits else None
-    entry = next((e for e in registry.entries() if e.name == (result.tokenizer.name if result else state.tokenizer)), None)
+    picker = picker_context(registry, state.tokenizer)
+    shown = result.tokenizer.name if result else picker["chosen"]
+    entry = next((e for e in registry.entries() if e.name == shown), None)
     context = {
         **base_context(request, settings, "playground"),
+        **picker,
+        # htmx: the line under the picker is swapped too, unless the request came from typing
+        "picker_oob": is_htmx(request) and request.headers.get("HX-Trigger-Name") not in TYPING_FIELDS,
+        "directory": [] if is_htmx(request) else name_directory(registry),  # the full page's <datalist>
         "state": state,
         "groups": tokenizer_groups(registry),
         "entry": entry,
@@ -253,7 +325,7 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         "decoded_url": decoded_url,
         "view_text": render_decoded(result.text, state.ws) if result is not None and state.mode == "decode" else "",
     }
-    return respond(request, "playground.html", "_playground_result.html", context, status, url, fits)
+    return respond(request, "playground.html", "_playground_fragment.html", context, status, url, fits)
 
 
 @router.get("/")
@@ -268,6 +340,7 @@ async def playground_post(request: Request):
     settings, registry, pool = services(request)
     state = PlaygroundState.from_params(await read_form(request, settings))
     if not is_htmx(request):
+        state.tokenizer = named_tokenizer(registry, state.tokenizer, state.model)
         url, fits = page_url("/", state)
         if fits:  # post/redirect/get: the address bar shows a link that reproduces the view
             return RedirectResponse(url, status_code=303)
@@ -283,6 +356,7 @@ class Column:
     name: str
     kind: str
     vocab_size: int
+    asked_as: str = ""  # the model name this column was asked for (gpt-4o), if not its tokenizer name
     result: object = None  # engine_calls.Tokenized
     error: TokenprismError | None = None
     view: object = None  # TokenView
@@ -328,11 +402,20 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
             column.best = column.delta == 0
             column.bar = round(100 * column.result.count / most, 2)
     stats = counted[0].result.stats if counted else None
+    asked_as: dict[str, str] = {}  # canonical name -> the first other name it was asked by
+    for asked in state.tokenizers:
+        if (name := canonical(registry, asked)) is not None and name != asked:
+            asked_as.setdefault(name, asked)
+    for column in columns:
+        column.asked_as = asked_as.get(column.name, "")
     url, fits = page_url("/compare", state)
     context = {
         **base_context(request, settings, "compare"),
         "state": state,
         "groups": tokenizer_groups(registry),
+        "checked": {canonical(registry, asked) for asked in state.tokenizers} - {None},
+        "models_of": {name: models.models_for(name) for name in entries},
+        "directory": [] if is_htmx(request) else name_directory(registry),
         "columns": columns,
         "error": error,
         "stats": stats,

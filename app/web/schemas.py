@@ -29,7 +29,8 @@ TokenizerName = Annotated[
     Field(
         min_length=1,
         max_length=MAX_NAME_CHARS,
-        description="A name from GET /api/tokenizers (aliases such as r50k_base work too).",
+        description="A name from GET /api/tokenizers (aliases such as r50k_base work too), or a model name "
+        "from GET /api/models (gpt-4o, gpt-4o-2024-08-06, mistral-7b-v0.1, ...); answers name the tokenizer.",
         examples=["cl100k_base"],
     ),
 ]
@@ -38,7 +39,7 @@ TokenizerNames = Annotated[
     Field(
         min_length=1,
         max_length=MAX_NAMES,
-        description="Tokenizer names; duplicates and aliases of the same tokenizer count once. "
+        description="Tokenizer or model names; duplicates, aliases and models of the same tokenizer count once. "
         "At most `max_compare` (GET /api/limits).",
         examples=[["gpt2", "cl100k_base", "o200k_base"]],
     ),
@@ -160,7 +161,10 @@ class DecodeRequest(Request):
 class ErrorBody(Response):
     code: str = Field(examples=["unknown_tokenizer"], description="Machine-readable; stable.")
     message: str = Field(
-        examples=["unknown tokenizer 'gpt5'; use one of: gpt2, cl100k_base, o200k_base, mistral_v1, tokenprism_4k"],
+        examples=[
+            "unknown tokenizer 'gpt5'; use one of: gpt2, cl100k_base, o200k_base, mistral_v1, tokenprism_4k, "
+            "or a model name such as gpt-4o (GET /api/models)"
+        ],
         description="Names the bad input and says how to fix it.",
     )
 
@@ -175,9 +179,13 @@ class HealthResponse(Response):
 
 class TokenizerInfo(Response):
     name: str = Field(examples=["cl100k_base"])
-    kind: Literal["bpe", "tiktoken", "sentencepiece"]
+    kind: Literal["bpe", "tiktoken", "sentencepiece", "huggingface"]
     vocab_size: int = Field(description="One more than the largest id (some ids in between may be gaps).")
     description: str
+    models: list[str] = Field(
+        description="The models that use this tokenizer (GET /api/models); a prefix rule ends in '*' (gpt-4o-*).",
+        examples=[["gpt-4", "gpt-3.5-turbo", "text-embedding-3-small", "gpt-4-*"]],
+    )
 
 
 class TokenizersResponse(Response):
@@ -190,6 +198,25 @@ class TokenizerDetail(TokenizerInfo):
         description="Special-token strings and their ids.", examples=[{"<|endoftext|>": 100257}]
     )
     chat_counting: bool = Field(description="Whether /api/count accepts `messages` for this tokenizer.")
+
+
+class ModelInfo(Response):
+    name: str = Field(examples=["gpt-4o"], description="A model name; with `prefix`, the start of model names.")
+    prefix: bool = Field(
+        description="true: every name that starts with `name` (case-insensitive) uses this tokenizer, as in "
+        "tiktoken: gpt-4o- covers gpt-4o-2024-08-06. Exact names are looked up first; among prefixes the first "
+        "listed wins."
+    )
+    tokenizer: str = Field(examples=["o200k_base"], description="The tokenizer it uses (a name of GET /api/tokenizers "
+                           "when `available`).")
+    vendor: str = Field(examples=["OpenAI"])
+    family: str = Field(examples=["chat"], description="For display: the model family, or tiktoken's group.")
+    available: bool = Field(description="Whether this server has the tokenizer now (false: tokenprism does not "
+                            "ship it, e.g. p50k_base; asking for the model is a 404 that says so).")
+
+
+class ModelsResponse(Response):
+    models: list[ModelInfo] = Field(description="Exact names and prefix rules, in lookup order.")
 
 
 class LimitsResponse(Response):

@@ -7,6 +7,9 @@
 // - arrow keys, Home and End move the focus through the tokens (one tab stop per list)
 // - sample buttons fill the text box before the form is submitted
 // - "Copy" copies the ids; an error the server answers as JSON is shown inline
+// - "Find by model": a search box over the <datalist> of model and tokenizer names. On the
+//   playground a name sets the tokenizer <select> (which then posts as usual); on the
+//   comparison page it filters the tokenizers, and Enter adds the match
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -161,6 +164,110 @@
       }
     }
   });
+
+  // ---- model names -------------------------------------------------------------------
+
+  // The names of the datalist, resolved as the server's Registry.resolve does: a tokenizer
+  // name or alias exactly, then a model name (any case), then the first prefix rule.
+  function resolveName(value) {
+    var list = document.querySelector("datalist[data-role=model-names]");
+    if (!list || !value) return null;
+    var options = Array.prototype.slice.call(list.options);
+    var lower = value.toLowerCase();
+    function hit(o) {
+      return { name: value, tokenizer: o.dataset.tokenizer, kind: o.dataset.kind, available: !o.hasAttribute("data-missing") };
+    }
+    var found = options.filter(function (o) { return o.dataset.kind === "tokenizer" && o.value === value; })[0]
+      || options.filter(function (o) { return o.dataset.kind === "model" && o.value.toLowerCase() === lower; })[0]
+      || options.filter(function (o) { return o.dataset.kind === "prefix" && lower.indexOf(o.value.toLowerCase()) === 0; })[0];
+    return found ? hit(found) : null;
+  }
+
+  function say(note, text) { if (note) note.textContent = text || ""; }
+
+  function problem(value, found) {
+    if (!found) return "No model or tokenizer is called \u201c" + value + "\u201d.";
+    if (!found.available) return value + " needs the " + found.tokenizer + " tokenizer, which tokenprism does not ship.";
+    return "";
+  }
+
+  function hasOption(select, value) {
+    return Array.prototype.some.call(select.options, function (o) { return o.value === value; });
+  }
+
+  // Playground: the search box sets the select and fires its change, so htmx posts the form.
+  var applying = false;
+  function applyModel(input) {
+    var form = input.form, value = input.value.trim();
+    var note = form.querySelector("[data-model-search] [data-role=picker-note]");
+    var select = form.querySelector("select[name=tokenizer]");
+    if (!value) { say(note, ""); return; }
+    var found = resolveName(value);
+    var why = problem(value, found) || (hasOption(select, found.tokenizer) ? "" : found.tokenizer + " is not in the list.");
+    say(note, why);
+    if (why || input.dataset.applied === value + "\u0000" + select.value) return;
+    select.value = found.tokenizer;
+    input.dataset.applied = value + "\u0000" + select.value;
+    applying = true;
+    try { select.dispatchEvent(new Event("change", { bubbles: true })); } finally { applying = false; }
+  }
+
+  // Comparison: show only the tokenizers whose name or models contain the text, or that it names.
+  function filterPicks(input) {
+    var picker = input.closest("fieldset"), value = input.value.trim(), lower = value.toLowerCase();
+    var note = picker.querySelector("[data-pick-search] [data-role=picker-note]");
+    var found = resolveName(value);
+    picker.querySelectorAll("label.pick").forEach(function (pick) {
+      var words = (pick.dataset.tokenizer + " " + pick.dataset.models).toLowerCase();
+      pick.hidden = !!value && words.indexOf(lower) < 0 && !(found && found.tokenizer === pick.dataset.tokenizer);
+    });
+    picker.querySelectorAll(".pick-group").forEach(function (group) {
+      group.hidden = !group.querySelector("label.pick:not([hidden])");
+    });
+    var match = found && found.available && picker.querySelector('label.pick[data-tokenizer="' + CSS.escape(found.tokenizer) + '"]');
+    if (!value) say(note, "");
+    else if (match) say(note, (value === found.tokenizer ? value : value + " uses " + found.tokenizer) + (match.querySelector("input").checked ? " (chosen)" : ": press Enter to add it"));
+    else say(note, found ? problem(value, found) || found.tokenizer + " is not in the list." : (picker.querySelector("label.pick:not([hidden])") ? "" : problem(value, null)));
+    return match;
+  }
+
+  function addPick(input) {
+    var match = filterPicks(input);
+    if (!match) return;
+    var box = match.querySelector("input");
+    if (!box.checked) {
+      box.checked = true;
+      box.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+    input.value = "";
+    filterPicks(input);
+  }
+
+  document.querySelectorAll("[data-model-search], [data-pick-search]").forEach(function (el) { el.hidden = false; });
+
+  var typingTimer = null;
+  document.addEventListener("input", function (event) {
+    var input = event.target;
+    if (input.closest && input.closest("[data-pick-search]")) { filterPicks(input); return; }
+    if (!(input.closest && input.closest("[data-model-search]"))) return;
+    clearTimeout(typingTimer);
+    // A pick from the list applies at once; typing waits for a pause.
+    if (!event.inputType || event.inputType === "insertReplacementText") applyModel(input);
+    else typingTimer = setTimeout(function () { applyModel(input); }, 350);
+  });
+  document.addEventListener("keydown", function (event) {
+    var input = event.target;
+    if (!input.closest || event.key !== "Enter") return;
+    if (input.closest("[data-model-search]")) { event.preventDefault(); clearTimeout(typingTimer); applyModel(input); }
+    else if (input.closest("[data-pick-search]")) { event.preventDefault(); addPick(input); }
+  });
+  // Capture phase, before htmx sends: a tokenizer chosen in the select empties the search box.
+  document.addEventListener("change", function (event) {
+    var select = event.target;
+    if (applying || !select.matches || !select.matches("select[name=tokenizer]") || !select.form) return;
+    var input = select.form.querySelector("[data-model-search] input");
+    if (input) { input.value = ""; delete input.dataset.applied; say(select.form.querySelector("[data-model-search] [data-role=picker-note]"), ""); }
+  }, true);
 
   function inlineMessage(text) {
     var p = document.createElement("div");

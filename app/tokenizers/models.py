@@ -1,0 +1,185 @@
+"""Model names -> tokenizer names: people think in models ("gpt-4o"), tokenprism in tokenizers.
+
+One table, as data. Each row is a model name, or the start of model names (`prefix=True`:
+"gpt-4o-" covers "gpt-4o-2024-08-06"), with the tokenizer it uses and, for display, its
+vendor and family. `find` looks a name up the way tiktoken's `encoding_name_for_model`
+does: an exact name first, then the prefix rules in table order, the first that matches
+wins; unlike tiktoken, case does not matter. The registry (`Registry.resolve`) asks here
+only after a name failed as a tokenizer name or alias.
+
+The OpenAI rows are tiktoken's own table, copied as data (names and mappings, grouped by
+its comments) from tiktoken 0.14.0, `tiktoken/model.py`: `MODEL_TO_ENCODING` and
+`MODEL_PREFIX_TO_ENCODING`. A test checks them against the installed tiktoken. Its
+encodings map to tokenprism's tokenizer names by `ENCODING_TO_TOKENIZER`; an encoding not
+shipped here (p50k_base, p50k_edit) keeps its own name, so such a model resolves to a
+tokenizer that is not registered, and the registry says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ENCODING_TO_TOKENIZER", "MODELS", "Model", "find", "models_for"]
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str  # a model name; with prefix=True, the start of model names
+    tokenizer: str  # a tokenprism tokenizer name (or an encoding tokenprism does not ship)
+    vendor: str
+    family: str
+    prefix: bool = False
+
+    @property
+    def label(self) -> str:
+        """The name as people read it: a prefix rule ends in '*' ("gpt-4o-*")."""
+        return f"{self.name}*" if self.prefix else self.name
+
+    def info(self) -> dict:
+        return {"name": self.name, "prefix": self.prefix, "tokenizer": self.tokenizer,
+                "vendor": self.vendor, "family": self.family}
+
+
+# tiktoken encoding name -> tokenprism tokenizer name (gpt2 and r50k_base are the same ranks)
+ENCODING_TO_TOKENIZER = {
+    "gpt2": "gpt2",
+    "r50k_base": "gpt2",
+    "cl100k_base": "cl100k_base",
+    "o200k_base": "o200k_base",
+    "o200k_harmony": "o200k_harmony",
+}
+
+# tiktoken 0.14.0 MODEL_TO_ENCODING, in its order; keys are its comments. model -> encoding
+OPENAI_MODEL_TO_ENCODING: dict[str, dict[str, str]] = {
+    "reasoning": {"o1": "o200k_base", "o3": "o200k_base", "o4-mini": "o200k_base"},
+    "chat": {
+        "gpt-5": "o200k_base",
+        "gpt-4.1": "o200k_base",
+        "gpt-4o": "o200k_base",
+        "gpt-4": "cl100k_base",
+        "gpt-3.5-turbo": "cl100k_base",
+        "gpt-3.5": "cl100k_base",
+        "gpt-35-turbo": "cl100k_base",
+    },
+    "base": {"davinci-002": "cl100k_base", "babbage-002": "cl100k_base"},
+    "embeddings": {
+        "text-embedding-ada-002": "cl100k_base",
+        "text-embedding-3-small": "cl100k_base",
+        "text-embedding-3-large": "cl100k_base",
+    },
+    "text (deprecated)": {
+        "text-davinci-003": "p50k_base",
+        "text-davinci-002": "p50k_base",
+        "text-davinci-001": "r50k_base",
+        "text-curie-001": "r50k_base",
+        "text-babbage-001": "r50k_base",
+        "text-ada-001": "r50k_base",
+        "davinci": "r50k_base",
+        "curie": "r50k_base",
+        "babbage": "r50k_base",
+        "ada": "r50k_base",
+    },
+    "code (deprecated)": {
+        "code-davinci-002": "p50k_base",
+        "code-davinci-001": "p50k_base",
+        "code-cushman-002": "p50k_base",
+        "code-cushman-001": "p50k_base",
+        "davinci-codex": "p50k_base",
+        "cushman-codex": "p50k_base",
+    },
+    "edit (deprecated)": {"text-davinci-edit-001": "p50k_edit", "code-davinci-edit-001": "p50k_edit"},
+    "old embeddings (deprecated)": {
+        "text-similarity-davinci-001": "r50k_base",
+        "text-similarity-curie-001": "r50k_base",
+        "text-similarity-babbage-001": "r50k_base",
+        "text-similarity-ada-001": "r50k_base",
+        "text-search-davinci-doc-001": "r50k_base",
+        "text-search-curie-doc-001": "r50k_base",
+        "text-search-babbage-doc-001": "r50k_base",
+        "text-search-ada-doc-001": "r50k_base",
+        "code-search-babbage-code-001": "r50k_base",
+        "code-search-ada-code-001": "r50k_base",
+    },
+    "open source": {"gpt2": "gpt2", "gpt-2": "gpt2"},
+}
+
+# tiktoken 0.14.0 MODEL_PREFIX_TO_ENCODING, in its order (the first match wins). prefix -> encoding
+OPENAI_PREFIX_TO_ENCODING: dict[str, dict[str, str]] = {
+    "reasoning": {"o1-": "o200k_base", "o3-": "o200k_base", "o4-mini-": "o200k_base"},
+    "chat": {
+        "gpt-5": "o200k_base",
+        "gpt-4.5-": "o200k_base",
+        "gpt-4.1-": "o200k_base",
+        "chatgpt-4o-": "o200k_base",
+        "gpt-4o-": "o200k_base",
+        "gpt-4-": "cl100k_base",
+        "gpt-3.5-turbo-": "cl100k_base",
+        "gpt-35-turbo-": "cl100k_base",
+        "gpt-oss-": "o200k_harmony",
+    },
+    "fine-tuned": {
+        "ft:gpt-4o": "o200k_base",
+        "ft:gpt-4": "cl100k_base",
+        "ft:gpt-3.5-turbo": "cl100k_base",
+        "ft:davinci-002": "cl100k_base",
+        "ft:babbage-002": "cl100k_base",
+    },
+}
+
+# Open-weight models, by the names their vendors publish them under (lower case).
+# (name, tokenizer, vendor, family, prefix)
+OTHER_MODELS: tuple[tuple[str, str, str, str, bool], ...] = (
+    ("mistral-7b-v0.1", "mistral_v1", "Mistral AI", "Mistral 7B", False),
+    ("mistral-7b-instruct-v0.1", "mistral_v1", "Mistral AI", "Mistral 7B", False),
+    ("mistral-7b-instruct-v0.2", "mistral_v1", "Mistral AI", "Mistral 7B", False),
+    ("mixtral-8x7b-v0.1", "mistral_v1", "Mistral AI", "Mixtral", False),
+    ("mixtral-8x7b-instruct-v0.1", "mistral_v1", "Mistral AI", "Mixtral", False),
+    ("mistral-7b-v0.3", "mistral_v3", "Mistral AI", "Mistral 7B", False),
+    ("mistral-7b-instruct-v0.3", "mistral_v3", "Mistral AI", "Mistral 7B", False),
+    ("mixtral-8x22b", "mistral_v3", "Mistral AI", "Mixtral", False),
+    ("mixtral-8x22b-v0.1", "mistral_v3", "Mistral AI", "Mixtral", False),
+    ("mixtral-8x22b-instruct-v0.1", "mistral_v3", "Mistral AI", "Mixtral", False),
+    ("codestral-22b-v0.1", "mistral_v3", "Mistral AI", "Codestral", False),
+    ("mistral-nemo", "mistral_tekken", "Mistral AI", "Mistral NeMo", False),
+    ("mistral-nemo-instruct-2407", "mistral_tekken", "Mistral AI", "Mistral NeMo", False),
+    ("pixtral-12b", "mistral_tekken", "Mistral AI", "Pixtral", False),
+    ("ministral-8b", "mistral_tekken", "Mistral AI", "Ministral", False),
+    ("deepseek-v4", "deepseek_v4", "DeepSeek", "DeepSeek V4", False),
+    ("qwen3.6", "qwen3_6", "Qwen (Alibaba)", "Qwen3.6", False),
+    ("qwen3.5-", "qwen3_6", "Qwen (Alibaba)", "Qwen3.5", True),  # qwen3.5-27b, qwen3.5-plus, ...
+    ("qwen3.6-", "qwen3_6", "Qwen (Alibaba)", "Qwen3.6", True),  # qwen3.6-plus, ...
+)
+
+
+def _table() -> tuple[Model, ...]:
+    rows = []
+    for prefix, groups in ((False, OPENAI_MODEL_TO_ENCODING), (True, OPENAI_PREFIX_TO_ENCODING)):
+        for family, names in groups.items():
+            for name, encoding in names.items():
+                rows.append(Model(name, ENCODING_TO_TOKENIZER.get(encoding, encoding), "OpenAI", family, prefix))
+    rows.extend(Model(*row) for row in OTHER_MODELS)
+    return tuple(rows)
+
+
+MODELS: tuple[Model, ...] = _table()  # exact names and prefix rules; the prefix rules in match order
+_EXACT = {model.name.lower(): model for model in MODELS if not model.prefix}  # lower-case name -> Model
+_PREFIXES = tuple((model.name.lower(), model) for model in MODELS if model.prefix)
+_BY_TOKENIZER: dict[str, tuple[str, ...]] = {}  # tokenizer -> labels: exact names (deprecated last), then prefixes
+for _model in sorted(MODELS, key=lambda model: (model.prefix, "deprecated" in model.family)):
+    _BY_TOKENIZER[_model.tokenizer] = (*_BY_TOKENIZER.get(_model.tokenizer, ()), _model.label)
+
+
+def find(name: str) -> Model | None:
+    """The row for model `name`: an exact name, else the first prefix rule it starts with
+    (case-insensitive); None for a name that is no model's."""
+    lowered = name.lower()
+    exact = _EXACT.get(lowered)
+    if exact is not None:
+        return exact
+    return next((model for prefix, model in _PREFIXES if lowered.startswith(prefix)), None)
+
+
+def models_for(tokenizer: str) -> list[str]:
+    """The models that use `tokenizer` (canonical name), for display: exact names in table order
+    with deprecated ones last, then prefix rules as "gpt-4o-*"."""
+    return list(_BY_TOKENIZER.get(tokenizer, ()))
