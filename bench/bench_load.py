@@ -8,7 +8,8 @@ then measures:
    `--rounds` times in turn; prints requests/s, latency and errors of each, and the ratios of
    /api/count's requests/s to /healthz's and their median (the figures vary run to run here);
 2. cost per request: the 4 KB playground fragment (POST / with HX-Request, cl100k_base) and
-   a JSON POST /api/tokenize of the same text, each sent `--requests` times one after another;
+   a JSON POST /api/tokenize of the same text, each sent `--requests` times one after another
+   (in turns of 10 of each);
    prints the median server time of each (the app's `Server-Timing` header) and their ratio.
 
 The issue's targets: ratio 1 at least 0.5 with no errors; ratio 2 at most 3. Exits non-zero
@@ -95,15 +96,17 @@ def main(argv: list[str] | None = None) -> int:
             if ratio < 0.5:
                 missed.append("count ratio")
             print(f"2. {len(text4k):,} characters, {args.requests} requests each, one after another")
-            fragment = server_times(
-                base_url, "/", urlencode({"tokenizer": "cl100k_base", "text": text4k}).encode(),
-                {"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true", "Accept-Encoding": "gzip"},
-                args.requests,
-            )
-            tokenize = server_times(
-                base_url, "/api/tokenize", json.dumps({"tokenizer": "cl100k_base", "text": text4k}).encode(),
-                {**json_headers, "Accept-Encoding": "gzip"}, args.requests,
-            )
+            fragment, tokenize = [], []
+            for _ in range(0, args.requests, 10):  # in turns of 10, so that a slow spell of the VM hits both
+                fragment += server_times(
+                    base_url, "/", urlencode({"tokenizer": "cl100k_base", "text": text4k}).encode(),
+                    {"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true", "Accept-Encoding": "gzip"},
+                    10,
+                )
+                tokenize += server_times(
+                    base_url, "/api/tokenize", json.dumps({"tokenizer": "cl100k_base", "text": text4k}).encode(),
+                    {**json_headers, "Accept-Encoding": "gzip"}, 10,
+                )
             for label, times in (("playground fragment", fragment), ("POST /api/tokenize", tokenize)):
                 print(f"   {label:<24} median server time {statistics.median(times):6.2f} ms  "
                       f"(p90 {sorted(times)[int(0.9 * len(times))]:.2f} ms)")

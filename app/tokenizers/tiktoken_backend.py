@@ -43,6 +43,9 @@ class TiktokenTokenizer(Tokenizer):
             explicit_n_vocab=spec.explicit_n_vocab,
         )
         self._ascii = AsciiEncoder.for_pattern(spec.pattern, ranks, spec.name)
+        # id -> bytes of the regular tokens: a list lookup per id costs a tenth of tiktoken's
+        # decode_single_token_bytes, which copies the bytes anew each time
+        self._pieces: list[bytes] = sorted(ranks, key=ranks.__getitem__)
         # The first two characters of each special token ("<|" for OpenAI's): a text without
         # any of them holds no special token, a check that stays cheap with o200k_harmony's 1,090.
         self._special_starts = frozenset(token[:2] for token in self._special_tokens)
@@ -88,6 +91,12 @@ class TiktokenTokenizer(Tokenizer):
         return self._encoding.decode_single_token_bytes(token_id)
 
     def token_bytes(self, ids: list[int]) -> list[bytes]:
+        pieces = self._pieces
+        try:
+            if min(ids, default=0) >= 0:
+                return [pieces[i] for i in ids]  # ~25 ns an id: a million hold the GIL ~25 ms
+        except IndexError:  # a special id: tiktoken knows them
+            pass
         # In slices: tiktoken holds the GIL for the whole call (~0.2 s per million ids),
         # which would stall the server's event loop thread.
         if len(ids) <= _SLICE:

@@ -13,7 +13,8 @@ import codecs
 import json
 import re
 import threading
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import le
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -88,6 +89,9 @@ def char_ranges(pieces: list[bytes]) -> list[tuple[int, int]]:
     inside one ends after it, so pieces that split a character share its range. An empty
     piece gets an empty range at the current position.
     """
+    if b"".join(pieces).isascii():  # one character per byte: the ranges are running sums
+        ends = list(accumulate(map(len, pieces)))
+        return list(zip([0, *ends[:-1]], ends)) if ends else []
     ranges = []
     chars_started = 0
     for piece in pieces:
@@ -147,8 +151,9 @@ codecs.register_error(_RECORDING_REPLACE, _record_and_replace)
 def make_tokens(ids: list[int], pieces: list[bytes], ranges: list[tuple[int, int]], special_ids=frozenset()) -> list[Token]:
     if len(ids) != len(pieces) or len(ids) != len(ranges):
         raise ValueError(f"{len(ids)} ids, {len(pieces)} pieces and {len(ranges)} ranges do not line up")
-    make = Token._make
-    return [make((i, b, s, e, i in special_ids)) for i, b, (s, e) in zip(ids, pieces, ranges)]
+    flags = map(special_ids.__contains__, ids) if special_ids else repeat(False)
+    # tuple.__new__ over rows builds each Token in C (Token._make is a Python call per token)
+    return list(map(tuple.__new__, repeat(Token), zip(ids, pieces, *zip(*ranges), flags))) if ids else []
 
 
 def segments(tokens: list[Token], text: str | None = None) -> list[Segment]:
@@ -175,6 +180,10 @@ def segments(tokens: list[Token], text: str | None = None) -> list[Segment]:
 
 
 def _overlapping(tokens: list[Token]) -> list[Segment]:
+    starts = [t.start for t in tokens]
+    ends = [t.end for t in tokens]
+    if all(map(le, ends, starts[1:])):  # no token reaches into the next (the usual case): one segment each
+        return list(map(tuple.__new__, repeat(Segment), zip(starts, ends, zip(tokens))))
     result: list[Segment] = []
     group: list[Token] = []
     group_start = group_end = 0

@@ -143,12 +143,23 @@ class CompareState:
         return pairs
 
 
+_SAFE_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+_QUOTED = [chr(byte) if byte in _SAFE_BYTES else f"%{byte:02X}" for byte in range(256)]  # byte -> as in a URL
+
+
+def quote_all(value: str, safe: str = "", encoding=None, errors=None) -> str:
+    """`urllib.parse.quote(value, safe="")`, a table lookup per byte (quote's own loop is ~8x slower)."""
+    if safe:
+        return quote(value, safe, encoding, errors)
+    return "".join(map(_QUOTED.__getitem__, value.encode("utf-8")))
+
+
 def page_url(path: str, state: PlaygroundState | CompareState) -> tuple[str, bool]:
     """The address that reproduces `state`, and whether the text fit in it."""
-    query = urlencode(state.query(), quote_via=quote)
+    query = urlencode(state.query(), quote_via=quote_all)
     if len(query) <= MAX_QUERY_CHARS:
         return f"{path}?{query}", True
-    return f"{path}?{urlencode(state.query(with_input=False), quote_via=quote)}", False
+    return f"{path}?{urlencode(state.query(with_input=False), quote_via=quote_all)}", False
 
 
 # ---------------------------------------------------------------------------------------

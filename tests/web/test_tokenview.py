@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from app.errors import BadTokenId
 from app.tokenizers.tokens import parse_ids
@@ -88,3 +89,14 @@ def test_bytes_that_are_not_utf8_show_as_escaped_byte_labels(registry):
     text, tokens = tokenizer.tokens_for_ids([9468])  # one piece of an emoji: not UTF-8 alone
     html = str(build_view(text, tokens).html)
     assert "&lt;0x" in html and "<0x" not in html
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.text())
+def test_page_addresses_quote_as_urllib_does(value):
+    from urllib.parse import quote
+
+    from app.web.pages import quote_all
+
+    value = value.encode("utf-8", "replace").decode("utf-8")  # as clean_text leaves it: no lone surrogates
+    assert quote_all(value) == quote(value, safe="")
