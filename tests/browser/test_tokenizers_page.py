@@ -110,3 +110,11 @@ def test_each_kind_added_on_the_page_draws_the_reference_ids(page, data_dir, cle
     open_playground(page, name, text)
     expect_count(page, len(reference(text)))
     assert drawn_ids(page) == reference(text)
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_page_fits_the_screen(make_page, width):
+    page = make_page(viewport={"width": width, "height": 844})
+    page.goto("/tokenizers")
+    expect(page.locator("tr[data-name='deepseek_v4']")).to_contain_text("deepseek-v4-pro")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
