@@ -47,7 +47,8 @@ router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_r
 DEFAULT_TOKENIZER = "o200k_base"
 DEFAULT_COMPARE = ("gpt2", "cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k")
 MAX_QUERY_CHARS = 6000  # longer page addresses are not kept in the URL (uvicorn refuses heads over 16 KB)
-KIND_LABELS = {"tiktoken": "tiktoken (OpenAI)", "sentencepiece": "SentencePiece", "bpe": "Own byte-level BPE"}
+KIND_LABELS = {"tiktoken": "tiktoken-style BPE", "sentencepiece": "SentencePiece",
+               "bpe": "Own byte-level BPE", "huggingface": "Hugging Face tokenizer.json"}
 TYPING_FIELDS = {"text", "ids"}
 HEAD_SLACK = 256  # tokens made past the drawing budget, so that a segment is not cut at its edge
 USED_BY_SHOWN = 6  # model names listed before "and N more"
