@@ -133,3 +133,26 @@ def stdlib_texts(count: int = 12, max_chars: int = 30_000) -> list[tuple[str, st
     files = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))
     step = max(1, len(files) // count)
     return [(path.name, path.read_text(encoding="utf-8", errors="replace")[:max_chars]) for path in files[::step][:count]]
+
+
+@lru_cache(maxsize=1)
+def harmony_reference():
+    """openai-harmony's gpt-oss encoding, reading our o200k_base file offline (TIKTOKEN_ENCODINGS_BASE)."""
+    folder = Path(tempfile.mkdtemp(prefix="harmony-"))
+    (folder / "o200k_base.tiktoken").write_bytes(gzip.decompress((TOKENIZER_DIR / "o200k_base.tiktoken.gz").read_bytes()))
+    os.environ["TIKTOKEN_ENCODINGS_BASE"] = str(folder)
+    from openai_harmony import HarmonyEncodingName, load_harmony_encoding
+
+    return load_harmony_encoding(HarmonyEncodingName.HARMONY_GPT_OSS)
+
+
+def harmony_ids(messages) -> list[int]:
+    """openai-harmony's `render_conversation_for_completion(conversation, Role.ASSISTANT)` of
+    text messages ({"role", "content", "name"?} or objects with those attributes)."""
+    from openai_harmony import Author, Conversation, Message, Role
+
+    rows = [m if isinstance(m, dict) else {"role": m.role, "content": m.content, "name": m.name} for m in messages]
+    conversation = Conversation.from_messages([
+        Message.from_author_and_content(Author.new(Role(row["role"]), row.get("name")), row["content"]) for row in rows
+    ])
+    return harmony_reference().render_conversation_for_completion(conversation, Role.ASSISTANT)

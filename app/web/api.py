@@ -157,6 +157,40 @@ async def tokenize(request: Request):
     return await pool.run(work, request=request)
 
 
+@api_post.post(
+    "/chat",
+    tags=["tokens"],
+    response_model=schemas.ChatResponse,
+    responses=errors(400, 404, 413, 415, 422),
+    openapi_extra=json_body_doc(schemas.ChatRequest),
+    summary="A chat prompt as the model sees it: framing tokens, per-message counts",
+)
+async def chat(request: Request):
+    """The messages rendered in the tokenizer's chat format (`chatml` for cl100k_base and o200k_base with
+    `<|im_start|>`/`<|im_sep|>`/`<|im_end|>`, `harmony` for o200k_harmony), then tokenized: the ids a model
+    is given. Special-token strings inside content stay text. A tokenizer with no format, a format that does
+    not fit it, or a role the format does not know is a 422 naming what is allowed."""
+    settings, registry, pool = services(request)
+    body = await read_json(request, schemas.ChatRequest)
+    name = registry.resolve(body.tokenizer)
+    messages = [ChatMessage(m.role, m.content, m.name) for m in body.messages]
+
+    def work() -> Response:
+        rendered = engine_calls.render_chat(registry, settings, name, messages, body.format)
+        tokens = rendered.tokens()
+        special = {t.id for t in tokens if t.special}
+        listed = token_list([t.id for t in tokens], [t.bytes for t in tokens], special, [(t.start, t.end) for t in tokens])
+        per_message = ",".join(f'{{"role":{dumps(m.role)},"count":{n}}}'
+                               for m, n in zip(messages, rendered.message_counts(), strict=True))
+        return json_response(
+            f'{{"tokenizer":{dumps(name)},"format":{dumps(rendered.format)},"count":{rendered.count},'
+            f'"text":{dumps(rendered.text)},"tokens":{listed},"messages":[{per_message}],"overhead":{rendered.overhead}}}',
+            request.headers.get("accept-encoding", ""),
+        )
+
+    return await pool.run(work, request=request)
+
+
 def result_json(text: str, tokenizer, ids: list[int], pieces: list[bytes]) -> str:
     """One tokenize result (`schemas.TokenizeResponse`) as JSON text."""
     stats = dumps(text_stats(text, len(ids)).to_dict())

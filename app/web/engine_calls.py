@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from app.errors import InvalidInput, TextTooLarge, TokenprismError
+from app.chat.render import Rendered, render
 from app.settings import Settings
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.chat import ChatCount, ChatMessage, count_chat, rule_for
@@ -148,6 +149,14 @@ def count_messages(
     registry: Registry, settings: Settings, names: list[str], messages: list[ChatMessage]
 ) -> dict[str, ChatCount]:
     """Canonical tokenizer name -> the chat's prompt tokens under OpenAI's rule (see `app.tokenizers.chat`)."""
+    cleaned = check_messages(messages, settings)
+    names = check_tokenizer_names(names, registry, settings)
+    rules = {name: rule_for(name) for name in names}  # every name checked before any tokenizer runs
+    return {name: count_chat(registry.get(name).encode, cleaned, rule) for name, rule in rules.items()}
+
+
+def check_messages(messages: list[ChatMessage], settings: Settings) -> list[ChatMessage]:
+    """The messages with their fields cleaned (lone surrogates), all fields together within the text limit."""
     fields = check_texts([value for message in messages for value in message.fields()], settings, "the message fields")
     cleaned, position = [], 0
     for message in messages:
@@ -155,6 +164,13 @@ def count_messages(
         role, content, *name = fields[position : position + size]
         cleaned.append(ChatMessage(role, content, name[0] if name else None))
         position += size
-    names = check_tokenizer_names(names, registry, settings)
-    rules = {name: rule_for(name) for name in names}  # every name checked before any tokenizer runs
-    return {name: count_chat(registry.get(name).encode, cleaned, rule) for name, rule in rules.items()}
+    return cleaned
+
+
+def render_chat(
+    registry: Registry, settings: Settings, name: str, messages: list[ChatMessage], format_name: str | None
+) -> Rendered:
+    """The chat prompt as `name`'s model sees it (app/chat/render.py), within the token budget."""
+    rendered = render(registry.get(name), check_messages(messages, settings), format_name)
+    budget_check({rendered.tokenizer.name: rendered.count}, settings, "the chat")
+    return rendered

@@ -251,6 +251,34 @@ class StatsOut(Response):
     tokens_per_word: float
 
 
+class ChatRequest(Request):
+    tokenizer: TokenizerName
+    messages: list[ChatMessageIn] = Field(
+        min_length=1, max_length=MAX_MESSAGES,
+        description=f"The conversation, in order (at most {MAX_MESSAGES:,} messages).",
+        examples=[[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi 👋"}]],
+    )
+    format: str | None = Field(
+        None, description="chatml (cl100k_base, o200k_base) or harmony (o200k_harmony); omitted: the tokenizer's own.",
+        examples=["chatml"],
+    )
+
+
+class ChatMessageCount(Response):
+    role: str
+    count: int = Field(description="This message's tokens, its framing included.")
+
+
+class ChatResponse(Response):
+    tokenizer: str = Field(description="The canonical name (a model name is resolved).")
+    format: str
+    count: int = Field(description="Tokens of the whole prompt, the reply priming included.")
+    text: str = Field(description="The prompt as text; the tokens' ranges index into it.")
+    tokens: list[TokenOut] = Field(description="As /api/tokenize; the format's special tokens have `special` true.")
+    messages: list[ChatMessageCount]
+    overhead: int = Field(description="Tokens the format adds: `count` minus the tokens of the messages' content.")
+
+
 class TokenizeResponse(Response):
     tokenizer: str = Field(description="The canonical name (an alias is resolved).")
     count: int

@@ -1,0 +1,159 @@
+"""Chat prompts as the model sees them: messages -> the ids a model is given, in parts.
+
+A `Rendered` prompt is a list of `Part`s in order: framing the format adds (special tokens
+such as `<|im_start|>`, role names, separators) and each message's content, every part
+knowing its message. Its ids are the parts' ids joined; its text (what the page draws) is
+the parts' texts joined, a special token showing as its string. `tokens()` gives the one
+`Token` type with ranges into that text, so the playground's token partial draws a chat
+like any text.
+
+Formats (each exact against its reference library, tests/chat):
+- `chatml` (cl100k_base, o200k_base), tiktokenizer's convention: per message
+  `<|im_start|>` role[`:`name] `<|im_sep|>` content `<|im_end|>`, then
+  `<|im_start|>assistant<|im_sep|>`. The three ids are those of OpenAI's chat models
+  (100264-100266, 200264-200266); they are outside the plain encodings' vocabularies, so a
+  part carries its own bytes. Its count equals the cookbook rule of app/tokenizers/chat.py.
+- `harmony` (o200k_harmony, gpt-oss): `<|start|>` role[`:`name] `<|message|>` content
+  `<|end|>` per message, then `<|start|>assistant`, as openai-harmony's
+  `render_conversation_for_completion(conversation, Role.ASSISTANT)` for text messages.
+
+Content is always text: a special-token string typed in a message is ordinary tokens.
+Left out: tools, channels, images and the Mistral formats (to come, app/chat is their home).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.errors import InvalidInput
+from app.tokenizers.base import Tokenizer
+from app.tokenizers.chat import ChatMessage
+from app.tokenizers.tokens import Token
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    text: str  # what this part stands for in the prompt
+    ids: tuple[int, ...]
+    message: int | None  # index of its message; None for the reply priming
+    framing: bool  # added by the format, not typed by the user
+    special: bool = False  # one special token whose bytes are `text`
+
+
+@dataclass(frozen=True)
+class Rendered:
+    tokenizer: Tokenizer
+    format: str
+    parts: tuple[Part, ...]
+
+    @property
+    def ids(self) -> list[int]:
+        return [i for part in self.parts for i in part.ids]
+
+    @property
+    def text(self) -> str:
+        return "".join(part.text for part in self.parts)
+
+    @property
+    def count(self) -> int:
+        return sum(len(part.ids) for part in self.parts)
+
+    def message_counts(self) -> list[int]:
+        """Tokens of each message, its framing included (the reply priming belongs to none)."""
+        counts = [0] * (1 + max((p.message for p in self.parts if p.message is not None), default=-1))
+        for part in self.parts:
+            if part.message is not None:
+                counts[part.message] += len(part.ids)
+        return counts
+
+    @property
+    def overhead(self) -> int:
+        """Tokens the format adds: everything but the messages' content."""
+        return sum(len(part.ids) for part in self.parts if part.framing)
+
+    def tokens(self) -> list[Token]:
+        """Tokens of the whole prompt, ranges into `text`, framing specials marked special."""
+        tokens: list[Token] = []
+        offset = 0
+        for part in self.parts:
+            if part.special:
+                tokens.append(Token(part.ids[0], part.text.encode("utf-8"), offset, offset + len(part.text), True))
+            elif part.ids:
+                tokens += [Token(t.id, t.bytes, t.start + offset, t.end + offset, t.special)
+                           for t in self.tokenizer.tokens_of(part.text, list(part.ids))]
+            offset += len(part.text)
+        return tokens
+
+
+@dataclass(frozen=True)
+class Framing:
+    """A format of the chatml family: start, role[:name], separator, content, end per message."""
+
+    name: str
+    start: str
+    separator: str
+    end: str
+    ids: dict[str, dict[str, int]]  # tokenizer -> special string -> id
+    roles: tuple[str, ...]
+
+    def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage]) -> Rendered:
+        specials = self.ids[tokenizer.name]
+        parts: list[Part] = []
+
+        def special(text: str, message: int | None) -> None:
+            parts.append(Part(text, (specials[text],), message, framing=True, special=True))
+
+        def plain(text: str, message: int | None, framing: bool) -> None:
+            parts.append(Part(text, tuple(tokenizer.encode(text)), message, framing))
+
+        for index, message in enumerate(messages):
+            special(self.start, index)
+            plain(message.role if message.name is None else f"{message.role}:{message.name}", index, True)
+            special(self.separator, index)
+            plain(message.content, index, False)
+            special(self.end, index)
+        special(self.start, None)
+        plain("assistant", None, True)
+        if self.name == "chatml":
+            special(self.separator, None)
+        return Rendered(tokenizer, self.name, tuple(parts))
+
+
+CHATML = Framing(
+    "chatml", "<|im_start|>", "<|im_sep|>", "<|im_end|>",
+    {"cl100k_base": {"<|im_start|>": 100264, "<|im_end|>": 100265, "<|im_sep|>": 100266},
+     "o200k_base": {"<|im_start|>": 200264, "<|im_end|>": 200265, "<|im_sep|>": 200266}},
+    roles=("system", "user", "assistant", "tool", "developer"),
+)
+HARMONY = Framing(
+    "harmony", "<|start|>", "<|message|>", "<|end|>",
+    {"o200k_harmony": {"<|start|>": 200006, "<|message|>": 200008, "<|end|>": 200007}},
+    roles=("system", "developer", "user", "assistant"),
+)
+FORMATS = {f.name: f for f in (CHATML, HARMONY)}
+DEFAULT_FORMAT = {"cl100k_base": "chatml", "o200k_base": "chatml", "o200k_harmony": "harmony"}
+
+
+def formats_for(tokenizer_name: str) -> list[str]:
+    return [name for name, f in FORMATS.items() if tokenizer_name in f.ids]
+
+
+def render(tokenizer: Tokenizer, messages: Sequence[ChatMessage], format_name: str | None = None) -> Rendered:
+    """The prompt `messages` make for `tokenizer` in `format_name` (default: the tokenizer's own);
+    an `InvalidInput` names the formats and roles allowed when these are not."""
+    allowed = formats_for(tokenizer.name)
+    if not allowed:
+        with_formats = ", ".join(DEFAULT_FORMAT)
+        raise InvalidInput(f"{tokenizer.name} has no chat format here; chat prompts work with {with_formats}")
+    name = format_name or DEFAULT_FORMAT[tokenizer.name]
+    if name not in allowed:
+        raise InvalidInput(f"format {name!r} does not fit {tokenizer.name}; use {' or '.join(map(repr, allowed))}")
+    chat_format = FORMATS[name]
+    if not messages:
+        raise InvalidInput("messages is empty; send at least one message like {\"role\": \"user\", \"content\": \"hi\"}")
+    for position, message in enumerate(messages):
+        if message.role not in chat_format.roles:
+            raise InvalidInput(f"message {position} has role {message.role!r}, which {name} does not know; "
+                               f"use one of {', '.join(chat_format.roles)}")
+    return chat_format.render(tokenizer, messages)

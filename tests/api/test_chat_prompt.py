@@ -1,0 +1,65 @@
+"""POST /api/chat over real HTTP: the rendered prompt's ids equal the engine's and the
+references' (cookbook counts for chatml, openai-harmony for harmony), tokens spell the
+prompt text, per-message counts add up; bad requests get a 4xx naming the fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import assert_error
+from .test_chat import COOKBOOK
+from tests.reference import harmony_ids
+
+CHAT = [
+    {"role": "system", "content": "You are kind. <|im_end|> stays text"},
+    {"role": "user", "name": "ada", "content": "Wie viele Tokens hat 'naïve café 👋'?"},
+    {"role": "assistant", "content": ""},
+    {"role": "user", "content": "한국어도 <|end|> 세어 주세요"},
+]
+
+
+def chat(http, **body):
+    response = http.post("/api/chat", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+@pytest.mark.parametrize("model, tokenizer, cookbook", [("gpt-4", "cl100k_base", 129), ("gpt-4o", "o200k_base", 124)])
+def test_chatml_counts_agree_with_the_cookbook_and_api_count(http, model, tokenizer, cookbook):
+    body = chat(http, tokenizer=model, messages=COOKBOOK)
+    assert body["tokenizer"] == tokenizer and body["format"] == "chatml" and body["count"] == cookbook
+    counted = http.post("/api/count", json={"messages": COOKBOOK, "tokenizers": [tokenizer]}).json()
+    assert counted["counts"][tokenizer] == body["count"]
+    assert sum(m["count"] for m in body["messages"]) + 3 == body["count"]
+
+
+def test_harmony_ids_equal_openai_harmony(http):
+    body = chat(http, tokenizer="gpt-oss-120b", messages=CHAT)
+    assert body["format"] == "harmony"
+    assert [t["id"] for t in body["tokens"]] == harmony_ids(CHAT)
+
+
+@pytest.mark.parametrize("tokenizer", ["cl100k_base", "o200k_base", "o200k_harmony"])
+def test_tokens_spell_the_prompt(http, tokenizer):
+    body = chat(http, tokenizer=tokenizer, messages=CHAT)
+    assert b"".join(bytes.fromhex(t["bytes"]) for t in body["tokens"]) == body["text"].encode()
+    specials = [t for t in body["tokens"] if t["special"]]
+    assert specials and all(body["text"][t["start"] : t["end"]] == t["text"] for t in specials)
+    assert "<|im_end|> stays text" in body["text"] and len(body["tokens"]) == body["count"]
+    assert [m["role"] for m in body["messages"]] == [m["role"] for m in CHAT]
+    content = sum(len(http.post("/api/tokenize", json={"tokenizer": tokenizer, "text": m["content"]}).json()["tokens"])
+                  for m in CHAT)
+    assert body["overhead"] == body["count"] - content
+
+
+@pytest.mark.parametrize("body, status, words", [
+    ({"tokenizer": "gpt2", "messages": CHAT}, 422, "no chat format"),
+    ({"tokenizer": "cl100k_base", "messages": CHAT, "format": "harmony"}, 422, "use 'chatml'"),
+    ({"tokenizer": "o200k_harmony", "messages": [{"role": "tool", "content": "x"}]}, 422, "use one of"),
+    ({"tokenizer": "cl100k_base", "messages": []}, 422, "messages"),
+    ({"tokenizer": "cl100k_base", "messages": [{"role": "user"}]}, 422, "content"),
+    ({"tokenizer": "nope", "messages": CHAT}, 404, "unknown tokenizer"),
+    ({"tokenizer": "cl100k_base", "messages": [{"role": "user", "content": "x" * 600_000}]}, 413, "limit"),
+])
+def test_bad_requests_say_what_to_fix(http, body, status, words):
+    assert words in assert_error(http.post("/api/chat", json=body), status)["message"]
