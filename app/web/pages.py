@@ -48,7 +48,7 @@ DEFAULT_TOKENIZER = "o200k_base"
 DEFAULT_COMPARE = ("gpt2", "cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k")
 MAX_QUERY_CHARS = 6000  # longer page addresses are not kept in the URL (uvicorn refuses heads over 16 KB)
 KIND_LABELS = {"tiktoken": "tiktoken-style BPE", "sentencepiece": "SentencePiece",
-               "bpe": "Own byte-level BPE", "huggingface": "Hugging Face tokenizer.json"}
+               "bpe": "Own byte-level BPE", "huggingface": "huggingface (tokenizer.json)"}
 TYPING_FIELDS = {"text", "ids"}
 HEAD_SLACK = 256  # tokens made past the drawing budget, so that a segment is not cut at its edge
 USED_BY_SHOWN = 6  # model names listed before "and N more"
