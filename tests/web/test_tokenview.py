@@ -96,7 +96,7 @@ def test_bytes_that_are_not_utf8_show_as_escaped_byte_labels(registry):
 def test_page_addresses_quote_as_urllib_does(value):
     from urllib.parse import quote
 
-    from app.web.pages import quote_all
+    from app.web.pages.common import quote_all
 
     value = value.encode("utf-8", "replace").decode("utf-8")  # as clean_text leaves it: no lone surrogates
     assert quote_all(value) == quote(value, safe="")

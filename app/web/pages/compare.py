@@ -1,0 +1,150 @@
+"""The comparison at `/compare`: one text, several tokenizers side by side (see common.py
+for how page state, addresses and fragments work)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse
+
+from app.errors import TokenprismError
+from app.settings import Settings
+from app.tokenizers import models
+from app.tokenizers.registry import Registry
+from app.web import engine_calls
+from app.web.deps import services
+from app.web.edge.lean_route import LeanRoute
+from app.web.pages.common import (
+    HEAD_SLACK, base_context, canonical, form_flag, is_htmx, name_directory, page_text, page_url, read_form,
+    respond, sample_hint, tokenizer_groups,
+)
+from app.web.samples import BY_KEY, DEFAULT_TEXT
+from app.web.tokenview import build_view
+
+router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py
+DEFAULT_COMPARE = ("gpt2", "cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k")
+
+
+@dataclass
+class CompareState:
+    tokenizers: list[str] = field(default_factory=list)
+    text: str = DEFAULT_TEXT
+    ws: bool = False
+    special: bool = False
+
+    @classmethod
+    def from_params(cls, params: Mapping, registry: Registry, from_form: bool = False) -> CompareState:
+        chosen = [str(name) for name in params.getlist("tokenizers")] if hasattr(params, "getlist") else []
+        if not chosen and not from_form:
+            known = set(registry.names())
+            chosen = [name for name in DEFAULT_COMPARE if name in known]
+        state = cls(tokenizers=chosen, ws=form_flag(params, "ws"), special=form_flag(params, "special"))
+        if "text" in params:
+            state.text = page_text(str(params.get("text")))
+        if (sample := BY_KEY.get(str(params.get("sample")))) is not None:
+            state.text = sample.text
+        return state
+
+    def query(self, with_input: bool = True) -> list[tuple[str, str]]:
+        pairs = [("tokenizers", name) for name in self.tokenizers]
+        if with_input:
+            pairs.append(("text", self.text))
+        if self.ws:
+            pairs.append(("ws", "1"))
+        if self.special:
+            pairs.append(("special", "1"))
+        return pairs
+
+
+@dataclass
+class Column:
+    name: str
+    kind: str
+    vocab_size: int
+    asked_as: str = ""  # the model name this column was asked for (gpt-4o), if not its tokenizer name
+    result: object = None  # engine_calls.Tokenized
+    error: TokenprismError | None = None
+    view: object = None  # TokenView
+    delta: int = 0
+    bar: float = 0.0  # percent of the largest count
+    best: bool = False
+
+
+def render_compare(request: Request, settings: Settings, registry: Registry, state: CompareState):
+    entries = {e.name: e for e in registry.entries()}
+    columns: list[Column] = []
+    error = None
+    status = 200
+    names: list[str] = []
+    results: list = []
+    try:
+        names = engine_calls.check_tokenizer_names(state.tokenizers, registry, settings, minimum=2)
+        text = engine_calls.check_text(state.text, settings)
+    except TokenprismError as caught:
+        error, status = caught, caught.status
+    budget = max(500, settings.render_tokens // max(1, len(names)))
+    for name in names:  # one tokenizer failing (a damaged file, say) shows its error in its column
+        try:
+            results.append(engine_calls.tokenize_head(registry, settings, name, text, state.special, budget + HEAD_SLACK))
+        except TokenprismError as caught:
+            results.append(caught)
+    list_limit = settings.max_response_tokens // max(1, len(names))
+    for name, item in zip(names, results, strict=False):
+        entry = entries.get(name)
+        column = Column(name=name, kind=entry.kind if entry else "", vocab_size=entry.vocab_size if entry else 0)
+        if isinstance(item, TokenprismError):
+            column.error = item
+        else:
+            column.result = item
+            column.view = build_view(item.text, item.tokens, "text", state.ws, budget, item.ids, list_limit)
+        columns.append(column)
+    counted = [c for c in columns if c.result is not None]
+    if counted:
+        best = min(c.result.count for c in counted)
+        most = max(c.result.count for c in counted) or 1
+        for column in counted:
+            column.delta = column.result.count - best
+            column.best = column.delta == 0
+            column.bar = round(100 * column.result.count / most, 2)
+    stats = counted[0].result.stats if counted else None
+    asked_as: dict[str, str] = {}  # canonical name -> the first other name it was asked by
+    for asked in state.tokenizers:
+        if (name := canonical(registry, asked)) is not None and name != asked:
+            asked_as.setdefault(name, asked)
+    for column in columns:
+        column.asked_as = asked_as.get(column.name, "")
+    url, fits = page_url("/compare", state)
+    context = {
+        **base_context(request, settings, "compare"),
+        "state": state,
+        "groups": tokenizer_groups(registry),
+        "checked": {canonical(registry, asked) for asked in state.tokenizers} - {None},
+        "models_of": {name: models.models_for(name) for name in entries},
+        "directory": [] if is_htmx(request) else name_directory(registry),
+        "columns": columns,
+        "error": error,
+        "stats": stats,
+        "hint": sample_hint(state.text),
+    }
+    return respond(request, "compare.html", "_compare_result.html", context, status, url, fits)
+
+
+@router.get("/compare")
+async def compare(request: Request):
+    settings, registry, pool = services(request)
+    state = CompareState.from_params(request.query_params, registry)
+    return await pool.run(render_compare, request, settings, registry, state, request=request)
+
+
+@router.post("/compare")
+async def compare_post(request: Request):
+    settings, registry, pool = services(request)
+    state = CompareState.from_params(await read_form(request, settings), registry, from_form=True)
+    if not is_htmx(request):
+        url, fits = page_url("/compare", state)
+        if fits and state.tokenizers:  # none chosen: say so here (the bare URL means "the defaults")
+            return RedirectResponse(url, status_code=303)
+    return await pool.run(render_compare, request, settings, registry, state, request=request)
+

@@ -1,0 +1,138 @@
+"""The playground at `/`: one tokenizer, text -> tokens or ids -> text (see common.py for
+how page state, addresses and fragments work)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse
+
+from app.errors import TokenprismError
+from app.settings import Settings
+from app.tokenizers.tokens import parse_ids
+from app.tokenizers.registry import Registry
+from app.web import engine_calls
+from app.web.deps import services
+from app.web.edge.lean_route import LeanRoute
+from app.web.pages.common import (
+    HEAD_SLACK, TYPING_FIELDS, base_context, form_flag, is_htmx, name_directory, named_tokenizer, page_text,
+    page_url, picker_context, read_form, respond, sample_hint, tokenizer_groups,
+)
+from app.web.samples import BY_KEY, DEFAULT_TEXT
+from app.web.tokenview import VIEWS, build_view, render_decoded
+
+router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py
+DEFAULT_TOKENIZER = "o200k_base"
+
+
+@dataclass
+class PlaygroundState:
+    tokenizer: str = DEFAULT_TOKENIZER
+    text: str = DEFAULT_TEXT
+    mode: str = "encode"  # or "decode"
+    ids: str = ""
+    view: str = "text"
+    ws: bool = False
+    special: bool = False
+    model: str = ""  # the picker's search box: a model (or tokenizer) name, see `named_tokenizer`
+
+    @classmethod
+    def from_params(cls, params: Mapping) -> PlaygroundState:
+        state = cls(
+            tokenizer=str(params.get("tokenizer") or DEFAULT_TOKENIZER),
+            model=str(params.get("model") or "").strip(),
+            mode="decode" if params.get("mode") == "decode" else "encode",
+            ids=page_text(str(params.get("ids") or "")),
+            view=params.get("view") if params.get("view") in VIEWS else "text",
+            ws=form_flag(params, "ws"),
+            special=form_flag(params, "special"),
+        )
+        if "text" in params:
+            state.text = page_text(str(params.get("text")))
+        if (sample := BY_KEY.get(str(params.get("sample")))) is not None:
+            state.text, state.mode = sample.text, "encode"
+        return state
+
+    def query(self, with_input: bool = True) -> list[tuple[str, str]]:
+        pairs = [("tokenizer", self.tokenizer)]
+        if self.mode == "decode":
+            pairs.append(("mode", "decode"))
+            if with_input:
+                pairs.append(("ids", self.ids))
+        elif with_input:
+            pairs.append(("text", self.text))
+        if self.view != "text":
+            pairs.append(("view", self.view))
+        if self.ws:
+            pairs.append(("ws", "1"))
+        if self.special:
+            pairs.append(("special", "1"))
+        return pairs
+
+
+
+def render_playground(request: Request, settings: Settings, registry: Registry, state: PlaygroundState):
+    state.tokenizer = named_tokenizer(registry, state.tokenizer, state.model)
+    result = error = None
+    status = 200
+    head = settings.render_tokens + HEAD_SLACK
+    try:
+        if state.mode == "decode":
+            result = engine_calls.decode(registry, settings, state.tokenizer, parse_ids(state.ids), head)
+        else:
+            result = engine_calls.tokenize_head(registry, settings, state.tokenizer, state.text, state.special, head)
+    except TokenprismError as caught:
+        error, status = caught, caught.status
+    view = None
+    if result is not None:
+        view = build_view(result.text, result.tokens, state.view, state.ws, settings.render_tokens, result.ids,
+                          settings.max_response_tokens)
+    url, fits = page_url("/", state)
+    decoded_url = None
+    if result is not None and state.mode == "decode":
+        as_text = PlaygroundState(tokenizer=state.tokenizer, text=result.text, special=state.special)
+        decoded_url, decoded_fits = page_url("/", as_text)
+        decoded_url = decoded_url if decoded_fits else None
+    picker = picker_context(registry, state.tokenizer)
+    shown = result.tokenizer.name if result else picker["chosen"]
+    entry = next((e for e in registry.entries() if e.name == shown), None)
+    context = {
+        **base_context(request, settings, "playground"),
+        **picker,
+        # htmx: the line under the picker is swapped too, unless the request came from typing
+        "picker_oob": is_htmx(request) and request.headers.get("HX-Trigger-Name") not in TYPING_FIELDS,
+        "directory": [] if is_htmx(request) else name_directory(registry),  # the full page's <datalist>
+        "state": state,
+        "groups": tokenizer_groups(registry),
+        "entry": entry,
+        "result": result,
+        "error": error,
+        "view": view,
+        "hint": sample_hint(state.text) if state.mode == "encode" else None,
+        "decoded_url": decoded_url,
+        "view_text": render_decoded(result.text, state.ws) if result is not None and state.mode == "decode" else "",
+    }
+    return respond(request, "playground.html", "_playground_fragment.html", context, status, url, fits)
+
+
+@router.get("/")
+async def playground(request: Request):
+    settings, registry, pool = services(request)
+    state = PlaygroundState.from_params(request.query_params)
+    return await pool.run(render_playground, request, settings, registry, state, request=request)
+
+
+@router.post("/")
+async def playground_post(request: Request):
+    settings, registry, pool = services(request)
+    state = PlaygroundState.from_params(await read_form(request, settings))
+    if not is_htmx(request):
+        state.tokenizer = named_tokenizer(registry, state.tokenizer, state.model)
+        url, fits = page_url("/", state)
+        if fits:  # post/redirect/get: the address bar shows a link that reproduces the view
+            return RedirectResponse(url, status_code=303)
+    return await pool.run(render_playground, request, settings, registry, state, request=request)
+
+
