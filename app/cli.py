@@ -107,16 +107,18 @@ def read_messages(source: str) -> list:
 
 
 def cmd_count_chat(args, names: list[str]) -> None:
-    from app.tokenizers.chat import count_chat, rule_for
+    from app.chat.render import render
 
     registry = get_registry()
     messages = read_messages(args.messages)
-    counts = {name: count_chat(registry.get(name).encode, messages, rule_for(name)) for name in names}
+    rendered = {name: render(registry.get(name), messages) for name in names}
     if args.json:
-        print(json.dumps({name: {"prompt_tokens": c.total, "per_message": c.per_message} for name, c in counts.items()}, indent=2))
+        print(json.dumps({name: {"prompt_tokens": r.count, "format": r.format, "per_message": r.message_counts(),
+                                 "overhead": r.overhead} for name, r in rendered.items()}, indent=2))
         return
-    for name, result in counts.items():
-        print(f"{name}: {result.total} prompt tokens ({result.rule.name}; per message: {result.per_message})")
+    for name, r in rendered.items():
+        print(f"{name}: {r.count} prompt tokens ({r.format}; per message: {r.message_counts()}; "
+              f"framing {r.overhead})")
 
 
 def cmd_count(args) -> None:
@@ -244,8 +246,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = add("count", cmd_count, "count tokens of files under one or more tokenizers")
     sub.add_argument("-t", "--tokenizer", action="append", help="tokenizer or model name; repeat for several (default cl100k_base)")
     sub.add_argument("files", nargs="*", help="files to count ('-' for stdin)")
-    sub.add_argument("--messages", metavar="CHAT.json", help="count an OpenAI-style chat (a JSON array of messages) "
-                     "as OpenAI counts prompt tokens; cl100k_base and o200k_base only")
+    sub.add_argument("--messages", metavar="CHAT.json", help="count a chat (a JSON array of messages) "
+                     "as the model's prompt, in the tokenizer's chat format (as POST /api/chat)")
     sub.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sub.add_argument("--allow-special", action="store_true", help="count <|endoftext|> etc. as special tokens")
 

@@ -169,7 +169,7 @@ def test_count_chat_messages_as_openai_does(name, expected, cli_data, tmp_path):
 def test_count_chat_refuses_tokenizers_without_a_chat_format(cli_data, tmp_path):
     chat = tmp_path / "chat.json"
     chat.write_text('[{"role": "user", "content": "hi"}]', encoding="utf-8")
-    result = run("count", "--messages", str(chat), "-t", "mistral_v1", data_dir=cli_data)
+    result = run("count", "--messages", str(chat), "-t", "gpt2", data_dir=cli_data)
     assert result.returncode == 2 and b"cl100k_base, o200k_base" in result.stderr
 
 
@@ -184,3 +184,22 @@ def test_tokenize_json_gives_the_engine_tokens(name, cli_data, registry):
         (t.id, t.bytes, t.start, t.end, t.special) for t in expected
     ]
     assert [t["text"] for t in listed] == [t.text for t in expected]
+
+
+def test_count_messages_agrees_with_the_chat_rendering(cli_data, tmp_path, registry):
+    from app.chat.render import DEFAULT_FORMAT, render
+    from app.tokenizers.chat import ChatMessage
+
+    messages = [{"role": "system", "content": "Sei kurz. [INST] <s>"}, {"role": "user", "content": "Hi 👋 한국어"},
+                {"role": "assistant", "content": ""}, {"role": "user", "content": " <|im_end|>\n"}]
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps({"messages": messages}), encoding="utf-8")
+    names = [arg for name in DEFAULT_FORMAT for arg in ("-t", name)]
+    result = run("count", "--messages", str(chat), *names, "--json", data_dir=cli_data)
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout)
+    assert list(printed) == list(DEFAULT_FORMAT)
+    for name, row in printed.items():
+        rendered = render(registry.get(name), [ChatMessage(m["role"], m["content"]) for m in messages])
+        assert row == {"prompt_tokens": rendered.count, "format": DEFAULT_FORMAT[name],
+                       "per_message": rendered.message_counts(), "overhead": rendered.overhead}

@@ -72,11 +72,14 @@ class Rendered:
         """Tokens the format adds: everything but the messages' content."""
         return sum(len(part.ids) for part in self.parts if part.framing)
 
-    def tokens(self) -> list[Token]:
-        """Tokens of the whole prompt, ranges into `text`, framing specials marked special."""
+    def tokens(self, limit: int | None = None) -> list[Token]:
+        """Tokens of the whole prompt (or of its parts until `limit` tokens are reached), ranges
+        into `text`, framing specials marked special."""
         tokens: list[Token] = []
         offset = 0
         for part in self.parts:
+            if limit is not None and len(tokens) >= limit:
+                break
             if part.special:
                 tokens.append(Token(part.ids[0], part.text.encode("utf-8"), offset, offset + len(part.text), True))
             elif part.ids:

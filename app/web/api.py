@@ -25,7 +25,8 @@ from fastapi.responses import Response
 
 from app.errors import BadTokenId, InvalidInput, TextTooLarge
 from app.tokenizers import models
-from app.tokenizers.chat import CHAT_RULES, ChatMessage, chat_tokenizers
+from app.chat.render import DEFAULT_FORMAT, formats_for
+from app.tokenizers.chat import ChatMessage
 from app.tokenizers.tokens import text_and_ranges, text_stats
 from app.web import engine_calls, schemas
 from app.web.assets import swagger_paths
@@ -127,7 +128,8 @@ async def get_tokenizer(request: Request, name: str):
         "models": models.models_for(tokenizer.name),
         "builtin": registry.is_builtin(tokenizer.name),
         "special_tokens": special,
-        "chat_counting": tokenizer.name in CHAT_RULES,
+        "chat_counting": tokenizer.name in DEFAULT_FORMAT,
+        "chat_formats": formats_for(tokenizer.name),
     }
 
 
@@ -234,12 +236,11 @@ async def count(request: Request):
     """Send exactly one of `text`, `texts` or `messages`. Counting has no token budget: any text within
     `max_text_chars` is counted.
 
-    `messages` are counted the way OpenAI counts chat prompts for its models on cl100k_base (gpt-4,
-    gpt-3.5-turbo-0613 and later) and o200k_base (gpt-4o), the rule of OpenAI's cookbook "How to count tokens
-    with tiktoken": 3 tokens per message, plus the tokens of its role, content and name, plus 1 if it has a
-    name, plus 3 for the reply's priming (`<|start|>assistant<|message|>`). The older gpt-3.5-turbo-0301 rule
-    (4 per message, -1 per name) is not used. Other tokenizers have no defined chat format: asking for them is
-    a 422 naming the ones that do. Function/tool definitions are not counted."""
+    `messages` are rendered in each tokenizer's own chat format, exactly as `POST /api/chat` renders them
+    (`chatml` for cl100k_base and o200k_base, whose counts equal OpenAI's cookbook rule: 129 and 124 for its
+    example; `harmony` for o200k_harmony; `mistral` for the Mistral tokenizers), so the two endpoints agree.
+    Without `tokenizers`, every tokenizer with a chat format counts; one without is a 422 naming those that
+    have one. Function/tool definitions are not counted."""
     settings, registry, pool = services(request)
     body = await read_json(request, schemas.CountRequest)
     given = [field for field in ("text", "texts", "messages") if getattr(body, field) is not None]
@@ -289,15 +290,18 @@ async def _count_chat(request: Request, body: schemas.CountRequest, registry, se
             "plain text; leave it out"
         )
     messages = [ChatMessage(m.role, m.content, m.name) for m in body.messages]
-    names = body.tokenizers if body.tokenizers is not None else chat_tokenizers()
-    counts = await pool.run(engine_calls.count_messages, registry, settings, names, messages, request=request)
+    names = body.tokenizers if body.tokenizers is not None else list(DEFAULT_FORMAT)
+    rendered = await pool.run(engine_calls.count_messages, registry, settings, names, messages, request=request)
     fields = engine_calls.check_texts([value for m in messages for value in m.fields()], settings)
-    rule = next(iter(counts.values())).rule
     result = {
-        "counts": {name: chat.total for name, chat in counts.items()},
+        "counts": {name: chat.count for name, chat in rendered.items()},
         "characters": sum(len(value) for value in fields),
         "bytes": sum(len(value.encode("utf-8")) for value in fields),
-        "chat": {"rule": rule.to_dict(), "per_message": {name: chat.per_message for name, chat in counts.items()}},
+        "chat": {
+            "formats": {name: chat.format for name, chat in rendered.items()},
+            "per_message": {name: chat.message_counts() for name, chat in rendered.items()},
+            "overhead": {name: chat.overhead for name, chat in rendered.items()},
+        },
     }
     return Response(dumps(result).encode("utf-8"), media_type="application/json")
 

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from app.errors import InvalidInput, TextTooLarge, TokenprismError
-from app.chat.render import Rendered, render
+from app.chat.render import DEFAULT_FORMAT, Rendered, formats_for, render
 from app.settings import Settings
 from app.tokenizers.base import Tokenizer
-from app.tokenizers.chat import ChatCount, ChatMessage, count_chat, rule_for
+from app.tokenizers.chat import ChatMessage
 from app.tokenizers.registry import Registry
 from app.tokenizers.tokens import Stats, Token, clean_text, text_stats
 
@@ -147,12 +147,17 @@ def decode(registry: Registry, settings: Settings, name: str, ids: list[object],
 
 def count_messages(
     registry: Registry, settings: Settings, names: list[str], messages: list[ChatMessage]
-) -> dict[str, ChatCount]:
-    """Canonical tokenizer name -> the chat's prompt tokens under OpenAI's rule (see `app.tokenizers.chat`)."""
+) -> dict[str, Rendered]:
+    """Canonical tokenizer name -> the chat rendered in that tokenizer's own format, as /api/chat
+    renders it (so the two endpoints agree). Every name is checked for a format before any renders."""
     cleaned = check_messages(messages, settings)
     names = check_tokenizer_names(names, registry, settings)
-    rules = {name: rule_for(name) for name in names}  # every name checked before any tokenizer runs
-    return {name: count_chat(registry.get(name).encode, cleaned, rule) for name, rule in rules.items()}
+    if without := [name for name in names if not formats_for(name)]:
+        raise InvalidInput(
+            f"{', '.join(without)} {'has' if len(without) == 1 else 'have'} no chat format here; chat prompts "
+            f"are counted for {', '.join(DEFAULT_FORMAT)}. Choose among those, or count the text with \"text\""
+        )
+    return {name: render(registry.get(name), cleaned) for name in names}
 
 
 def check_messages(messages: list[ChatMessage], settings: Settings) -> list[ChatMessage]:

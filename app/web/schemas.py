@@ -84,7 +84,7 @@ class ChatMessageIn(Request):
         description="system, user, assistant, developer, tool, ...; its tokens count too.", examples=["user"]
     )
     content: str = Field(description="The message text (plain text; content-part arrays are not supported).")
-    name: str | None = Field(None, description="Optional participant name: its tokens plus `tokens_per_name`.")
+    name: str | None = Field(None, description="Optional participant name (chatml and harmony write role:name; mistral has none).")
 
 
 class CountRequest(Request):
@@ -97,14 +97,13 @@ class CountRequest(Request):
     messages: list[ChatMessageIn] | None = Field(
         None,
         min_length=1,
-        description="An OpenAI-style chat, counted as OpenAI counts chat prompts (cl100k_base, o200k_base only): "
-        "3 tokens per message + the tokens of role, content and name + 1 per name + 3 priming the reply. "
-        f"At most {MAX_MESSAGES:,} messages.",
+        description="A chat, rendered in each tokenizer's own chat format as POST /api/chat renders it "
+        f"(chatml for cl100k_base and o200k_base gives OpenAI's cookbook counts). At most {MAX_MESSAGES:,} messages.",
     )
     tokenizers: TokenizerNames | None = Field(
         None,
         description="Which tokenizers to count with. Omitted: every built-in tokenizer for `text`/`texts`, "
-        "and the ones chat counting is defined for (cl100k_base, o200k_base) for `messages`.",
+        "and every tokenizer with a chat format for `messages`.",
     )
     allow_special: AllowSpecial = False
 
@@ -197,7 +196,8 @@ class TokenizerDetail(TokenizerInfo):
     special_tokens: dict[str, int] = Field(
         description="Special-token strings and their ids.", examples=[{"<|endoftext|>": 100257}]
     )
-    chat_counting: bool = Field(description="Whether /api/count accepts `messages` for this tokenizer.")
+    chat_counting: bool = Field(description="Whether /api/count and /api/chat accept `messages` for this tokenizer.")
+    chat_formats: list[str] = Field(description="Its chat formats (POST /api/chat), the default first; [] for none.")
 
 
 class ModelInfo(Response):
@@ -259,7 +259,8 @@ class ChatRequest(Request):
         examples=[[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi 👋"}]],
     )
     format: str | None = Field(
-        None, description="chatml (cl100k_base, o200k_base) or harmony (o200k_harmony); omitted: the tokenizer's own.",
+        None, description="chatml (cl100k_base, o200k_base), harmony (o200k_harmony) or mistral (mistral_v1, "
+        "mistral_v3, mistral_tekken); omitted: the tokenizer's own.",
         examples=["chatml"],
     )
 
@@ -296,18 +297,12 @@ class CountItem(Response):
     bytes: int
 
 
-class ChatRuleOut(Response):
-    name: str
-    tokens_per_message: int
-    tokens_per_name: int
-    reply_priming: int
-
-
 class ChatCountOut(Response):
-    rule: ChatRuleOut
+    formats: dict[str, str] = Field(description="Tokenizer -> the chat format it was rendered in (as /api/chat).")
     per_message: dict[str, list[int]] = Field(
-        description="Tokenizer -> tokens of each message with its envelope; their sum + reply_priming = counts."
+        description="Tokenizer -> tokens of each message with its framing; the reply priming belongs to none."
     )
+    overhead: dict[str, int] = Field(description="Tokenizer -> tokens the format adds around the messages' content.")
 
 
 class CountResponse(Response):
@@ -318,7 +313,7 @@ class CountResponse(Response):
     characters: int = Field(description="Characters counted (all texts, or all message fields, together).")
     bytes: int = Field(description="UTF-8 bytes of the same.")
     items: list[CountItem] | None = Field(None, description="`texts` only: the counts of each text, in order.")
-    chat: ChatCountOut | None = Field(None, description="`messages` only: the rule applied and per-message counts.")
+    chat: ChatCountOut | None = Field(None, description="`messages` only: formats, per-message counts, overhead.")
 
 
 class DecodeResponse(Response):

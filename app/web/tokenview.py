@@ -166,10 +166,13 @@ def build_view(
     budget: int = 5000,
     ids: list[int] | None = None,
     list_limit: int | None = None,
+    groups: list[tuple[int, str]] | None = None,
 ) -> TokenView:
     """The segments of the first `budget` tokens (never cutting a segment while `tokens`, the
     head of the text's tokens, reaches), ready to draw. `ids` are all the text's ids (default:
-    the tokens'); those past the drawn ones are listed as plain ids, up to `list_limit` in all."""
+    the tokens'); those past the drawn ones are listed as plain ids, up to `list_limit` in all.
+    `groups`, (character offset, attributes) in text order, wraps the segments from each offset
+    on in a `<span attributes>` (a chat prompt's messages); a segment belongs to the group it starts in."""
     ids = [t.id for t in tokens] if ids is None else ids
     view = view if view in VIEWS else "text"
     shown = tokens[:budget]
@@ -186,7 +189,13 @@ def build_view(
     id_parts: list[str] = []
     previous_hue = -1
     plain_text_view = view == "text" and not marked
+    opened = -1  # the group whose <span> is open
     for index, (start, end, toks) in enumerate(segments(shown, text)):
+        if groups and opened + 1 < len(groups) and start >= groups[opened + 1][0]:
+            close = "</span>" if opened >= 0 else ""
+            while opened + 1 < len(groups) and start >= groups[opened + 1][0]:
+                opened += 1
+            parts.append(f"{close}<span {groups[opened][1]}>")
         first = toks[0]
         # The same id always gets the same hue (Knuth's multiplicative hash).
         hue = ((first.id * 2654435761) & 0xFFFFFFFF) % PALETTE_SIZE
@@ -225,6 +234,8 @@ def build_view(
             f'data-end="{end}" data-hex="{hex_bytes}"{special_attr} {title_attr}tabindex="{"0" if index == 0 else "-1"}">'
             f"{content}</bdi>"
         )
+    if opened >= 0:
+        parts.append("</span>")
     listed = len(ids) if list_limit is None else max(list_limit, len(shown))
     rest = ids[len(shown) : listed]
     id_parts.extend(map(str, rest))

@@ -10,6 +10,8 @@
 // - "Find by model": a search box over the <datalist> of model and tokenizer names. On the
 //   playground a name sets the tokenizer <select> (which then posts as usual); on the
 //   comparison page it filters the tokenizers, and Enter adds the match
+// - chat: pointing at a message (its editor card, its row of counts or any of its tokens), or
+//   editing it, lights up that message everywhere on the page
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -63,7 +65,7 @@
     }
     var start = +tok.dataset.start, end = +tok.dataset.end;
     part(line, "chars", start + "–" + end + " (" + (end - start) + ")");
-    if (tok.parentElement.classList.contains("view-text")) {
+    if (tok.closest("[data-tokens]").classList.contains("view-text")) {
       part(line, "text", "\u201c" + tok.textContent.replace(/\n/g, "\u21b5").replace(/\t/g, "\u2192") + "\u201d");
     }
     if (tok.hasAttribute("data-special")) part(line, "", "special token");
@@ -127,12 +129,42 @@
     if (el) highlight(el);
   });
 
+  // Chat: one message lit across the editor, the counts and the prompt's tokens.
+  var MESSAGE = "[data-message]";
+  function litMessage(el, on) {
+    var form = el.closest("form");
+    if (!form) return;
+    form.querySelectorAll(".msg-hl").forEach(function (other) { other.classList.remove("msg-hl"); });
+    if (!on) return;
+    form.querySelectorAll('[data-message="' + el.dataset.message + '"]').forEach(function (other) {
+      other.classList.add("msg-hl");
+    });
+  }
+  document.addEventListener("pointerover", function (event) {
+    var el = event.target.closest && event.target.closest(MESSAGE);
+    if (el) litMessage(el, true);
+  });
+  document.addEventListener("pointerout", function (event) {
+    var from = event.target.closest && event.target.closest(MESSAGE);
+    var to = event.relatedTarget && event.relatedTarget.closest && event.relatedTarget.closest(MESSAGE);
+    if (from && (!to || to.dataset.message !== from.dataset.message)) litMessage(from, false);
+  });
+  document.addEventListener("focusin", function (event) {
+    var el = event.target.closest && event.target.closest(MESSAGE);
+    if (el) litMessage(el, true);
+  });
+  document.addEventListener("htmx:afterSettle", function () {  // new tokens while a message is being edited
+    var active = document.activeElement;
+    var el = active && active.closest && active.closest(MESSAGE);
+    if (el) litMessage(el, true);
+  });
+
   // Roving focus: one tab stop per token list, arrows move between its tokens.
   var KEYS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, Home: "first", End: "last" };
   document.addEventListener("keydown", function (event) {
     var el = event.target;
     if (!el.matches || !el.matches(".tok") || !(event.key in KEYS)) return;
-    var list = Array.prototype.slice.call(el.parentElement.querySelectorAll(".tok"));
+    var list = Array.prototype.slice.call(el.closest("[data-tokens]").querySelectorAll(".tok"));
     var step = KEYS[event.key];
     var i = list.indexOf(el);
     var next = step === "first" ? list[0] : step === "last" ? list[list.length - 1] : list[i + step];

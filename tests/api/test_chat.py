@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.chat.render import DEFAULT_FORMAT
 from app.errors import InvalidInput
 from app.tokenizers.chat import GPT_35_TURBO_0301, OPENAI_CHAT, ChatMessage, count_chat, rule_for
 
@@ -99,13 +100,12 @@ def test_worked_example_computed_by_hand(http, tiktoken_reference):
     response = http.post("/api/count", json={"messages": WORKED})
     assert response.status_code == 200, response.text
     body = response.json()
-    assert list(body["counts"]) == ["cl100k_base", "o200k_base"]  # the default: where the rule is defined
+    assert list(body["counts"]) == list(DEFAULT_FORMAT)  # the default: every tokenizer with a chat format
     for name in ("cl100k_base", "o200k_base"):
         assert body["counts"][name] == by_hand(tiktoken_reference[name], WORKED)
         assert sum(body["chat"]["per_message"][name]) + 3 == body["counts"][name]
-    assert body["chat"]["rule"] == {
-        "name": OPENAI_CHAT.name, "tokens_per_message": 3, "tokens_per_name": 1, "reply_priming": 3,
-    }
+        assert body["chat"]["formats"][name] == "chatml"
+    assert body["chat"]["formats"]["o200k_harmony"] == "harmony"
     fields = [value for m in WORKED for value in m.values()]
     assert body["characters"] == sum(map(len, fields)) and body["bytes"] == sum(len(v.encode()) for v in fields)
     # the special-token string in the content is plain text: more than one token
@@ -123,7 +123,7 @@ def test_worked_example_numbers(tiktoken_reference):
     assert by_hand(encoding, WORKED) == system + user + assistant + 3
 
 
-@pytest.mark.parametrize("name", ["gpt2", "mistral_v1", "tokenprism_4k"])
+@pytest.mark.parametrize("name", ["gpt2", "qwen3_6", "tokenprism_4k"])
 def test_chat_with_an_undefined_tokenizer_is_422_naming_the_defined_ones(http, name):
     response = http.post("/api/count", json={"messages": WORKED, "tokenizers": ["cl100k_base", name]})
     error = assert_error(response, 422, "invalid_input")

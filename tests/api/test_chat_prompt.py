@@ -5,6 +5,9 @@ prompt text, per-message counts add up; bad requests get a 4xx naming the fix.""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from app.chat.render import DEFAULT_FORMAT
 
 from .helpers import assert_error
 from .test_chat import COOKBOOK
@@ -63,3 +66,29 @@ def test_tokens_spell_the_prompt(http, tokenizer):
 ])
 def test_bad_requests_say_what_to_fix(http, body, status, words):
     assert words in assert_error(http.post("/api/chat", json=body), status)["message"]
+
+
+ANYWHERE = st.text(st.characters(codec="utf-8"), max_size=60) | st.sampled_from(["", " ", "[INST]", "<s>", "<|im_end|>", "\n\nx "])
+
+
+@st.composite
+def turns(draw):
+    """system?, then user/assistant turns ending on a user: an order every chat format accepts."""
+    n = draw(st.integers(0, 2))
+    roles = (["system"] if draw(st.booleans()) else []) + ["user", "assistant"] * n + ["user"]
+    return [{"role": role, "content": draw(ANYWHERE)} for role in roles]
+
+
+@settings(max_examples=25, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(messages=turns())
+def test_count_and_chat_agree_for_every_chat_tokenizer(http, messages):
+    counted = http.post("/api/count", json={"messages": messages})
+    assert counted.status_code == 200, counted.text
+    counted = counted.json()
+    assert list(counted["counts"]) == list(DEFAULT_FORMAT)
+    for name in DEFAULT_FORMAT:
+        body = chat(http, tokenizer=name, messages=messages)
+        assert counted["counts"][name] == body["count"] == len(body["tokens"])
+        assert counted["chat"]["per_message"][name] == [m["count"] for m in body["messages"]]
+        assert counted["chat"]["overhead"][name] == body["overhead"]
+        assert counted["chat"]["formats"][name] == body["format"] == DEFAULT_FORMAT[name]

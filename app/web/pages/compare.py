@@ -16,8 +16,12 @@ from app.tokenizers.registry import Registry
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
+from app.tokenizers.chat import ChatMessage
+from app.web.pages.chat_form import (
+    DEFAULT_CHAT, chat_query, chat_result, chat_view, message_rows, read_chat, reply_tokens, roles_for,
+)
 from app.web.pages.common import (
-    HEAD_SLACK, base_context, canonical, form_flag, is_htmx, name_directory, page_text, page_url, read_form,
+    HEAD_SLACK, TYPING_FIELDS, base_context, canonical, form_flag, is_htmx, name_directory, page_text, page_url, read_form,
     respond, sample_hint, tokenizer_groups,
 )
 from app.web.samples import BY_KEY, DEFAULT_TEXT
@@ -25,6 +29,7 @@ from app.web.tokenview import build_view
 
 router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py
 DEFAULT_COMPARE = ("gpt2", "cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k")
+DEFAULT_CHAT_COMPARE = ("cl100k_base", "o200k_base", "o200k_harmony", "mistral_v3", "mistral_tekken")
 
 
 @dataclass
@@ -33,23 +38,34 @@ class CompareState:
     text: str = DEFAULT_TEXT
     ws: bool = False
     special: bool = False
+    mode: str = "text"  # or "chat": one conversation, each tokenizer in its own chat format
+    messages: list[ChatMessage] = field(default_factory=lambda: list(DEFAULT_CHAT))
+    problem: TokenprismError | None = None  # a chat the page cannot take (too many messages)
+    op: str = ""  # the chat editor's button, if one was pressed
 
     @classmethod
     def from_params(cls, params: Mapping, registry: Registry, from_form: bool = False) -> CompareState:
         chosen = [str(name) for name in params.getlist("tokenizers")] if hasattr(params, "getlist") else []
+        mode = "chat" if params.get("mode") == "chat" else "text"
         if not chosen and not from_form:
             known = set(registry.names())
-            chosen = [name for name in DEFAULT_COMPARE if name in known]
-        state = cls(tokenizers=chosen, ws=form_flag(params, "ws"), special=form_flag(params, "special"))
+            chosen = [name for name in (DEFAULT_CHAT_COMPARE if mode == "chat" else DEFAULT_COMPARE) if name in known]
+        state = cls(tokenizers=chosen, ws=form_flag(params, "ws"), special=form_flag(params, "special"), mode=mode)
         if "text" in params:
             state.text = page_text(str(params.get("text")))
         if (sample := BY_KEY.get(str(params.get("sample")))) is not None:
-            state.text = sample.text
+            state.text, state.mode = sample.text, "text"
+        state.op = str(params.get("op") or "")
+        state.messages, state.problem = read_chat(params)
         return state
 
     def query(self, with_input: bool = True) -> list[tuple[str, str]]:
         pairs = [("tokenizers", name) for name in self.tokenizers]
-        if with_input:
+        if self.mode == "chat":
+            pairs.append(("mode", "chat"))
+            if with_input:
+                pairs += chat_query(self.messages)
+        elif with_input:
             pairs.append(("text", self.text))
         if self.ws:
             pairs.append(("ws", "1"))
@@ -79,15 +95,23 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
     status = 200
     names: list[str] = []
     results: list = []
+    chat = state.mode == "chat"
     try:
         names = engine_calls.check_tokenizer_names(state.tokenizers, registry, settings, minimum=2)
-        text = engine_calls.check_text(state.text, settings)
+        if chat and state.problem is not None:
+            raise state.problem
+        messages = engine_calls.check_messages(state.messages, settings) if chat else []
+        text = "" if chat else engine_calls.check_text(state.text, settings)
     except TokenprismError as caught:
-        error, status = caught, caught.status
+        error, status, names = caught, caught.status, []
     budget = max(500, settings.render_tokens // max(1, len(names)))
-    for name in names:  # one tokenizer failing (a damaged file, say) shows its error in its column
+    for name in names:  # one tokenizer failing (a damaged file, no chat format) shows its error in its column
         try:
-            results.append(engine_calls.tokenize_head(registry, settings, name, text, state.special, budget + HEAD_SLACK))
+            if chat:
+                rendered = engine_calls.render_chat(registry, settings, name, messages, None)
+                results.append(chat_result(rendered, messages, budget + HEAD_SLACK))
+            else:
+                results.append(engine_calls.tokenize_head(registry, settings, name, text, state.special, budget + HEAD_SLACK))
         except TokenprismError as caught:
             results.append(caught)
     list_limit = settings.max_response_tokens // max(1, len(names))
@@ -98,7 +122,8 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
             column.error = item
         else:
             column.result = item
-            column.view = build_view(item.text, item.tokens, "text", state.ws, budget, item.ids, list_limit)
+            column.view = (chat_view(item, "text", state.ws, budget, list_limit) if chat else
+                           build_view(item.text, item.tokens, "text", state.ws, budget, item.ids, list_limit))
         columns.append(column)
     counted = [c for c in columns if c.result is not None]
     if counted:
@@ -126,9 +151,15 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "columns": columns,
         "error": error,
         "stats": stats,
-        "hint": sample_hint(state.text),
+        "hint": None if chat else sample_hint(state.text),
+        "chat_rows": message_rows(state.messages, None) if chat else [],
+        "chat_counts": {c.name: c.result.rendered.message_counts() for c in counted} if chat else {},
+        "chat_reply": {c.name: reply_tokens(c.result.rendered) for c in counted} if chat else {},
+        "chat_roles": list(dict.fromkeys(role for name in names or [None] for role in roles_for(name))),
+        "editor_oob": is_htmx(request) and chat and request.headers.get("HX-Trigger-Name") not in TYPING_FIELDS,
+        "editor_focus": state.op == "add",
     }
-    return respond(request, "compare.html", "_compare_result.html", context, status, url, fits)
+    return respond(request, "compare.html", "_compare_fragment.html", context, status, url, fits)
 
 
 @router.get("/compare")

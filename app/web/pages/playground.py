@@ -4,7 +4,7 @@ how page state, addresses and fragments work)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
@@ -16,6 +16,10 @@ from app.tokenizers.registry import Registry
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
+from app.tokenizers.chat import ChatMessage
+from app.web.pages.chat_form import (
+    DEFAULT_CHAT, chat_query, chat_result, chat_view, message_rows, read_chat, reply_tokens, roles_for,
+)
 from app.web.pages.common import (
     HEAD_SLACK, TYPING_FIELDS, base_context, form_flag, is_htmx, name_directory, named_tokenizer, page_text,
     page_url, picker_context, read_form, respond, sample_hint, tokenizer_groups,
@@ -25,25 +29,29 @@ from app.web.tokenview import VIEWS, build_view, render_decoded
 
 router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py
 DEFAULT_TOKENIZER = "o200k_base"
+MODES = ("encode", "decode", "chat")
 
 
 @dataclass
 class PlaygroundState:
     tokenizer: str = DEFAULT_TOKENIZER
     text: str = DEFAULT_TEXT
-    mode: str = "encode"  # or "decode"
+    mode: str = "encode"  # or "decode", "chat"
     ids: str = ""
     view: str = "text"
     ws: bool = False
     special: bool = False
     model: str = ""  # the picker's search box: a model (or tokenizer) name, see `named_tokenizer`
+    messages: list[ChatMessage] = field(default_factory=lambda: list(DEFAULT_CHAT))
+    problem: TokenprismError | None = None  # a state the page cannot take (too many messages)
+    op: str = ""  # the chat editor's button, if one was pressed
 
     @classmethod
     def from_params(cls, params: Mapping) -> PlaygroundState:
         state = cls(
             tokenizer=str(params.get("tokenizer") or DEFAULT_TOKENIZER),
             model=str(params.get("model") or "").strip(),
-            mode="decode" if params.get("mode") == "decode" else "encode",
+            mode=params.get("mode") if params.get("mode") in MODES else "encode",
             ids=page_text(str(params.get("ids") or "")),
             view=params.get("view") if params.get("view") in VIEWS else "text",
             ws=form_flag(params, "ws"),
@@ -53,6 +61,8 @@ class PlaygroundState:
             state.text = page_text(str(params.get("text")))
         if (sample := BY_KEY.get(str(params.get("sample")))) is not None:
             state.text, state.mode = sample.text, "encode"
+        state.op = str(params.get("op") or "")
+        state.messages, state.problem = read_chat(params)
         return state
 
     def query(self, with_input: bool = True) -> list[tuple[str, str]]:
@@ -61,6 +71,10 @@ class PlaygroundState:
             pairs.append(("mode", "decode"))
             if with_input:
                 pairs.append(("ids", self.ids))
+        elif self.mode == "chat":
+            pairs.append(("mode", "chat"))
+            if with_input:
+                pairs += chat_query(self.messages)
         elif with_input:
             pairs.append(("text", self.text))
         if self.view != "text":
@@ -79,14 +93,21 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
     status = 200
     head = settings.render_tokens + HEAD_SLACK
     try:
-        if state.mode == "decode":
+        if state.mode == "chat":
+            if state.problem is not None:
+                raise state.problem
+            rendered = engine_calls.render_chat(registry, settings, state.tokenizer, state.messages, None)
+            result = chat_result(rendered, state.messages, head)
+        elif state.mode == "decode":
             result = engine_calls.decode(registry, settings, state.tokenizer, parse_ids(state.ids), head)
         else:
             result = engine_calls.tokenize_head(registry, settings, state.tokenizer, state.text, state.special, head)
     except TokenprismError as caught:
         error, status = caught, caught.status
     view = None
-    if result is not None:
+    if result is not None and state.mode == "chat":
+        view = chat_view(result, state.view, state.ws, settings.render_tokens, settings.max_response_tokens)
+    elif result is not None:
         view = build_view(result.text, result.tokens, state.view, state.ws, settings.render_tokens, result.ids,
                           settings.max_response_tokens)
     url, fits = page_url("/", state)
@@ -98,11 +119,20 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
     picker = picker_context(registry, state.tokenizer)
     shown = result.tokenizer.name if result else picker["chosen"]
     entry = next((e for e in registry.entries() if e.name == shown), None)
+    typing = request.headers.get("HX-Trigger-Name") in TYPING_FIELDS
     context = {
         **base_context(request, settings, "playground"),
         **picker,
         # htmx: the line under the picker is swapped too, unless the request came from typing
-        "picker_oob": is_htmx(request) and request.headers.get("HX-Trigger-Name") not in TYPING_FIELDS,
+        "picker_oob": is_htmx(request) and not typing,
+        # chat: the editor is swapped after its buttons and selects; while typing, only its counts
+        "editor_oob": is_htmx(request) and state.mode == "chat" and not typing,
+        "counts_oob": is_htmx(request) and state.mode == "chat" and typing,
+        "editor_focus": state.op == "add",
+        "chat_roles": roles_for(shown),
+        "show_counts": True,
+        "chat_rows": message_rows(state.messages, result.rendered if state.mode == "chat" and result else None),
+        "chat_reply": reply_tokens(result.rendered) if state.mode == "chat" and result else 0,
         "directory": [] if is_htmx(request) else name_directory(registry),  # the full page's <datalist>
         "state": state,
         "groups": tokenizer_groups(registry),

@@ -1,0 +1,156 @@
+"""The chat editor the playground and the comparison share, and the prompt it renders.
+
+Messages travel as three parallel fields, `role`, `name` and `content`, repeated once per
+message in order: in the form (one editor card each) and in the page address. `name` is
+left out of the address when no message has one. The editor's buttons are submit buttons
+named `op` (`add`, `remove:2`, `up:2`, `down:2`), so adding, removing and reordering work
+the same with htmx and with a plain form post (which redirects to the new address).
+
+A rendered prompt (app/chat/render.py) is drawn by the one token partial: its segments are
+wrapped per part in `<span class="chat-part" data-message="i">` (framing parts add
+`framing`), so a message's tokens can be lit together; `data-message="reply"` is the reply
+priming. Left out: tools, images, per-message formats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from app.chat.render import FORMATS, DEFAULT_FORMAT, Rendered
+from app.errors import TextTooLarge
+from app.tokenizers.chat import ChatMessage
+from app.tokenizers.tokens import text_stats
+from app.web.engine_calls import Tokenized
+from app.web.pages.common import page_text
+from app.web.tokenview import TokenView, build_view
+
+MAX_PAGE_MESSAGES = 64  # editor cards on one page; the API takes more
+DEFAULT_CHAT = (
+    ChatMessage("system", "You are a helpful assistant. Answer in one sentence."),
+    ChatMessage("user", "How many tokens does this chat really cost? 🤔"),
+)
+ANY_ROLES = ("system", "user", "assistant")  # offered when the tokenizer has no chat format
+PREVIEW_CHARS = 48
+
+
+class TooManyMessages(TextTooLarge):
+    code = "too_many_messages"
+
+
+def messages_from(params: Mapping) -> list[ChatMessage]:
+    """The chat in `params` (a form or a query string), the editor's `op` applied; the default
+    chat when there is none."""
+    getlist = params.getlist if hasattr(params, "getlist") else (lambda key: [])
+    roles, names, contents = getlist("role"), getlist("name"), getlist("content")
+    count = max(len(roles), len(contents))
+    if count == 0:
+        return list(DEFAULT_CHAT)
+    if count > MAX_PAGE_MESSAGES:
+        raise TooManyMessages(
+            f"{count} messages; this page edits at most {MAX_PAGE_MESSAGES}. "
+            "Remove some, or send the chat to POST /api/chat or /api/count"
+        )
+    field = lambda values, i: str(values[i]) if i < len(values) else ""  # noqa: E731 - a short lookup
+    messages = [
+        ChatMessage(field(roles, i).strip() or "user", page_text(field(contents, i)), page_text(field(names, i)) or None)
+        for i in range(count)
+    ]
+    return apply_op(messages, str(params.get("op") or ""))
+
+
+def read_chat(params: Mapping) -> tuple[list[ChatMessage], TooManyMessages | None]:
+    """The page's chat and, when it cannot be taken, the error to show instead."""
+    try:
+        return messages_from(params), None
+    except TooManyMessages as caught:
+        return list(DEFAULT_CHAT), caught
+
+
+def apply_op(messages: list[ChatMessage], op: str) -> list[ChatMessage]:
+    """The editor's button: `add` a message (the turn that comes next), `remove:i`, `up:i`, `down:i`."""
+    if op == "add":
+        if len(messages) < MAX_PAGE_MESSAGES:
+            next_role = "assistant" if messages and messages[-1].role == "user" else "user"
+            messages.append(ChatMessage(next_role, ""))
+        return messages
+    action, _, where = op.partition(":")
+    if not where.isdigit() or not 0 <= (i := int(where)) < len(messages):
+        return messages
+    if action == "remove" and len(messages) > 1:
+        del messages[i]
+    elif action == "up" and i > 0:
+        messages[i - 1], messages[i] = messages[i], messages[i - 1]
+    elif action == "down" and i + 1 < len(messages):
+        messages[i], messages[i + 1] = messages[i + 1], messages[i]
+    return messages
+
+
+def chat_query(messages: list[ChatMessage]) -> list[tuple[str, str]]:
+    with_names = any(m.name is not None for m in messages)
+    pairs: list[tuple[str, str]] = []
+    for message in messages:
+        pairs.append(("role", message.role))
+        if with_names:
+            pairs.append(("name", message.name or ""))
+        pairs.append(("content", message.content))
+    return pairs
+
+
+def roles_for(tokenizer_name: str | None) -> tuple[str, ...]:
+    """The roles the editor offers: those of the tokenizer's chat format."""
+    chat_format = FORMATS.get(DEFAULT_FORMAT.get(tokenizer_name or "", ""))
+    return chat_format.roles if chat_format is not None else ANY_ROLES
+
+
+@dataclass
+class ChatTokenized(Tokenized):
+    """A rendered chat prompt as the pages draw it: `text` and `tokens` are the prompt's."""
+
+    rendered: Rendered | None = None
+    content_chars: str = ""
+
+    @property
+    def stats(self):
+        return text_stats(self.content_chars, len(self.ids))
+
+
+def chat_result(rendered: Rendered, messages: list[ChatMessage], head: int) -> ChatTokenized:
+    return ChatTokenized(rendered.tokenizer, rendered.text, rendered.ids, rendered.tokens(limit=head), rendered,
+                         "\n".join(m.content for m in messages))
+
+
+def chat_view(result: ChatTokenized, view: str, ws: bool, budget: int, list_limit: int) -> TokenView:
+    """The prompt's token list, each part's segments wrapped with its message."""
+    groups, offset, previous = [], 0, None
+    for part in result.rendered.parts:
+        key = (part.message, part.framing)
+        if key != previous and part.text:
+            which = "reply" if part.message is None else part.message
+            groups.append((offset, f'class="chat-part{" framing" if part.framing else ""}" data-message="{which}"'))
+            previous = key
+        offset += len(part.text)
+    return build_view(result.text, result.tokens, view, ws, budget, result.ids, list_limit, groups=groups)
+
+
+@dataclass
+class MessageRow:
+    index: int
+    role: str
+    name: str | None
+    preview: str
+    count: int
+
+
+def message_rows(messages: list[ChatMessage], rendered: Rendered | None) -> list[MessageRow]:
+    counts = rendered.message_counts() if rendered is not None else [0] * len(messages)
+    rows = []
+    for index, (message, count) in enumerate(zip(messages, counts, strict=False)):
+        text = " ".join(message.content.split())
+        preview = text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
+        rows.append(MessageRow(index, message.role, message.name, preview, count))
+    return rows
+
+
+def reply_tokens(rendered: Rendered) -> int:
+    return sum(len(part.ids) for part in rendered.parts if part.message is None)
