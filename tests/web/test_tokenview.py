@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from app.errors import BadTokenId
 from app.tokenizers.tokens import parse_ids
-from app.web.tokenview import render_decoded, render_text
+from app.web.tokenview import build_view, render_decoded, render_text
 
 
 @pytest.mark.parametrize(
@@ -100,3 +100,26 @@ def test_page_addresses_quote_as_urllib_does(value):
 
     value = value.encode("utf-8", "replace").decode("utf-8")  # as clean_text leaves it: no lone surrogates
     assert quote_all(value) == quote(value, safe="")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=60), st.lists(st.integers(0, 60), max_size=5), st.sampled_from(["text", "ids", "bytes"]), st.booleans())
+def test_groups_wrap_every_segment_once(text, offsets, view, ws):
+    """`groups` only adds balanced wrappers: without its <span>s the markup is the ungrouped one."""
+    import re
+
+    from hypothesis import assume
+
+    from app.tokenizers.tokens import Token
+
+    assume(text)  # an empty text draws a note, no segments
+    data = text.encode("utf-8")
+    tokens = [Token(i, char.encode("utf-8"), i, i + 1) for i, char in enumerate(text)]  # a token per character
+    assert b"".join(t.bytes for t in tokens) == data
+    groups = [(offset, f'class="g" data-message="{n}"') for n, offset in enumerate(sorted(offsets))]
+    plain = build_view(text, tokens, view, ws)
+    grouped = build_view(text, tokens, view, ws, groups=groups)
+    html = str(grouped.html)
+    assert html.count('<span class="g"') == html.count("</span>") - str(plain.html).count("</span>")
+    assert re.sub(r'<span class="g" data-message="\d+">|</span>(?=<span class="g"|$)', "", html) == str(plain.html)
+    assert grouped.ids_html == plain.ids_html

@@ -40,17 +40,12 @@ class TooManyMessages(TextTooLarge):
 
 def messages_from(params: Mapping) -> list[ChatMessage]:
     """The chat in `params` (a form or a query string), the editor's `op` applied; the default
-    chat when there is none."""
+    chat when there is none. (Its size is bounded by the form's field limit or the URL's.)"""
     getlist = params.getlist if hasattr(params, "getlist") else (lambda key: [])
     roles, names, contents = getlist("role"), getlist("name"), getlist("content")
     count = max(len(roles), len(contents))
     if count == 0:
         return list(DEFAULT_CHAT)
-    if count > MAX_PAGE_MESSAGES:
-        raise TooManyMessages(
-            f"{count} messages; this page edits at most {MAX_PAGE_MESSAGES}. "
-            "Remove some, or send the chat to POST /api/chat or /api/count"
-        )
     field = lambda values, i: str(values[i]) if i < len(values) else ""  # noqa: E731 - a short lookup
     messages = [
         ChatMessage(field(roles, i).strip() or "user", page_text(field(contents, i)), page_text(field(names, i)) or None)
@@ -60,11 +55,15 @@ def messages_from(params: Mapping) -> list[ChatMessage]:
 
 
 def read_chat(params: Mapping) -> tuple[list[ChatMessage], TooManyMessages | None]:
-    """The page's chat and, when it cannot be taken, the error to show instead."""
-    try:
-        return messages_from(params), None
-    except TooManyMessages as caught:
-        return list(DEFAULT_CHAT), caught
+    """The page's chat and, when it is too long to edit here, the error to show (the editor
+    keeps the first messages, so nothing typed is dropped without a word)."""
+    messages = messages_from(params)
+    if len(messages) <= MAX_PAGE_MESSAGES:
+        return messages, None
+    return messages[:MAX_PAGE_MESSAGES], TooManyMessages(
+        f"{len(messages)} messages; this page edits at most {MAX_PAGE_MESSAGES}. "
+        "Remove some, or send the chat to POST /api/chat or /api/count"
+    )
 
 
 def apply_op(messages: list[ChatMessage], op: str) -> list[ChatMessage]:
