@@ -156,3 +156,35 @@ def harmony_ids(messages) -> list[int]:
         Message.from_author_and_content(Author.new(Role(row["role"]), row.get("name")), row["content"]) for row in rows
     ])
     return harmony_reference().render_conversation_for_completion(conversation, Role.ASSISTANT)
+
+
+@lru_cache(maxsize=None)
+def mistral_chat_reference(our_name: str):
+    """mistral-common's MistralTokenizer for one of our Mistral tokenizers: v1 for
+    mistral-7b-v0.1.model, v3 for mistral-7b-v0.3.model (mistral-common reads the version
+    from the file name's suffix, so it gets a copy named `.model.v3`), the Tekken file."""
+    from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
+
+    if our_name == "mistral_tekken":
+        folder = Path(tempfile.mkdtemp(prefix="tekken-chat-"))
+        path = folder / "tekken_240911.json"
+        path.write_bytes(gzip.decompress((TOKENIZER_DIR / "tekken_240911.json.gz").read_bytes()))
+    elif our_name == "mistral_v3":
+        path = Path(tempfile.mkdtemp(prefix="mistral-v3-")) / "tokenizer.model.v3"
+        path.write_bytes((TOKENIZER_DIR / SENTENCEPIECE_FILES[our_name]).read_bytes())
+    else:
+        path = TOKENIZER_DIR / SENTENCEPIECE_FILES[our_name]
+    return MistralTokenizer.from_file(str(path))
+
+
+def mistral_chat_ids(our_name: str, messages) -> list[int]:
+    """mistral-common's `encode_chat_completion(ChatCompletionRequest(messages=...)).tokens` of
+    text messages ({"role", "content", "name"?} or objects with those attributes); raises
+    what mistral-common raises for a chat it refuses."""
+    from mistral_common.protocol.instruct.request import ChatCompletionRequest
+
+    rows = [m if isinstance(m, dict) else {"role": m.role, "content": m.content, "name": m.name} for m in messages]
+    if any(row.get("name") is not None for row in rows):
+        raise ValueError("mistral-common's messages have no name")
+    request = ChatCompletionRequest(messages=[{"role": row["role"], "content": row["content"]} for row in rows])
+    return mistral_chat_reference(our_name).encode_chat_completion(request).tokens

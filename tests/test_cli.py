@@ -191,7 +191,7 @@ def test_count_messages_agrees_with_the_chat_rendering(cli_data, tmp_path, regis
     from app.tokenizers.chat import ChatMessage
 
     messages = [{"role": "system", "content": "Sei kurz. [INST] <s>"}, {"role": "user", "content": "Hi 👋 한국어"},
-                {"role": "assistant", "content": ""}, {"role": "user", "content": " <|im_end|>\n"}]
+                {"role": "assistant", "content": "Gern. "}, {"role": "user", "content": " <|im_end|>\n"}]
     chat = tmp_path / "chat.json"
     chat.write_text(json.dumps({"messages": messages}), encoding="utf-8")
     names = [arg for name in DEFAULT_FORMAT for arg in ("-t", name)]

@@ -17,8 +17,12 @@ Formats (each exact against its reference library, tests/chat):
   `<|end|>` per message, then `<|start|>assistant`, as openai-harmony's
   `render_conversation_for_completion(conversation, Role.ASSISTANT)` for text messages.
 
+- `mistral` (mistral_v1, mistral_v3, mistral_tekken): `<s>[INST] user [/INST] assistant</s>`
+  as mistral-common's `encode_chat_completion`, with its system-prompt placement, merging
+  and validation per version; see app/chat/mistral_format.py.
+
 Content is always text: a special-token string typed in a message is ordinary tokens.
-Left out: tools, channels, images and the Mistral formats (to come, app/chat is their home).
+Left out: tools, channels, images.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.chat.mistral_format import MISTRAL
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.chat import ChatMessage
@@ -39,6 +44,7 @@ class Part:
     message: int | None  # index of its message; None for the reply priming
     framing: bool  # added by the format, not typed by the user
     special: bool = False  # one special token whose bytes are `text`
+    tokens: tuple[Token, ...] | None = None  # its tokens (ranges into `text`) when known, else made from `ids`
 
 
 @dataclass(frozen=True)
@@ -80,7 +86,9 @@ class Rendered:
         for part in self.parts:
             if limit is not None and len(tokens) >= limit:
                 break
-            if part.special:
+            if part.tokens is not None:
+                tokens += [t._replace(start=t.start + offset, end=t.end + offset) for t in part.tokens]
+            elif part.special:
                 tokens.append(Token(part.ids[0], part.text.encode("utf-8"), offset, offset + len(part.text), True))
             elif part.ids:
                 tokens += [Token(t.id, t.bytes, t.start + offset, t.end + offset, t.special)
@@ -134,8 +142,9 @@ HARMONY = Framing(
     {"o200k_harmony": {"<|start|>": 200006, "<|message|>": 200008, "<|end|>": 200007}},
     roles=("system", "developer", "user", "assistant"),
 )
-FORMATS = {f.name: f for f in (CHATML, HARMONY)}
-DEFAULT_FORMAT = {"cl100k_base": "chatml", "o200k_base": "chatml", "o200k_harmony": "harmony"}
+FORMATS = {f.name: f for f in (CHATML, HARMONY, MISTRAL)}
+DEFAULT_FORMAT = {"cl100k_base": "chatml", "o200k_base": "chatml", "o200k_harmony": "harmony",
+                  "mistral_v1": "mistral", "mistral_v3": "mistral", "mistral_tekken": "mistral"}
 
 
 def formats_for(tokenizer_name: str) -> list[str]:

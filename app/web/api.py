@@ -75,6 +75,8 @@ async def docs(request: Request):
         {"swagger_js": script, "swagger_css": stylesheet, "openapi_url": request.app.openapi_url},
     )
 
+OPENAI_CHAT_DEFAULT = ("cl100k_base", "o200k_base")  # /api/count's tokenizers for a chat, when none are named
+
 
 @api.get("/limits", tags=["meta"], response_model=schemas.LimitsResponse, summary="The limits this server enforces")
 async def limits(request: Request):
@@ -239,7 +241,8 @@ async def count(request: Request):
     `messages` are rendered in each tokenizer's own chat format, exactly as `POST /api/chat` renders them
     (`chatml` for cl100k_base and o200k_base, whose counts equal OpenAI's cookbook rule: 129 and 124 for its
     example; `harmony` for o200k_harmony; `mistral` for the Mistral tokenizers), so the two endpoints agree.
-    Without `tokenizers`, every tokenizer with a chat format counts; one without is a 422 naming those that
+    Without `tokenizers`, cl100k_base and o200k_base count (OpenAI's chat encodings, as before chat formats
+    existed); a tokenizer without a format is a 422 naming those that
     have one. Function/tool definitions are not counted."""
     settings, registry, pool = services(request)
     body = await read_json(request, schemas.CountRequest)
@@ -290,7 +293,7 @@ async def _count_chat(request: Request, body: schemas.CountRequest, registry, se
             "plain text; leave it out"
         )
     messages = [ChatMessage(m.role, m.content, m.name) for m in body.messages]
-    names = body.tokenizers if body.tokenizers is not None else list(DEFAULT_FORMAT)
+    names = body.tokenizers if body.tokenizers is not None else list(OPENAI_CHAT_DEFAULT)
     rendered = await pool.run(engine_calls.count_messages, registry, settings, names, messages, request=request)
     fields = engine_calls.check_texts([value for m in messages for value in m.fields()], settings)
     result = {

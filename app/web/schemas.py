@@ -103,7 +103,7 @@ class CountRequest(Request):
     tokenizers: TokenizerNames | None = Field(
         None,
         description="Which tokenizers to count with. Omitted: every built-in tokenizer for `text`/`texts`, "
-        "and every tokenizer with a chat format for `messages`.",
+        "and cl100k_base and o200k_base for `messages`.",
     )
     allow_special: AllowSpecial = False
 

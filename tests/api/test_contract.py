@@ -35,13 +35,17 @@ def test_tokenizers_lists_the_builtins_first_with_their_facts(http):
     assert all(t.description for t in body.tokenizers)
 
 
+CHAT_FORMATS = {"cl100k_base": ["chatml"], "o200k_base": ["chatml"], "o200k_harmony": ["harmony"],
+                "mistral_v1": ["mistral"], "mistral_v3": ["mistral"], "mistral_tekken": ["mistral"]}
+
+
 @pytest.mark.parametrize("name", BUILTIN_NAMES)
 def test_tokenizer_detail(http, name):
     response = http.get(f"/api/tokenizers/{name}")
     assert response.status_code == 200, response.text
     body = schemas.TokenizerDetail.model_validate(response.json())
     assert body.name == name and body.builtin
-    assert body.chat_counting == (name in ("cl100k_base", "o200k_base"))
+    assert body.chat_formats == CHAT_FORMATS.get(name, []) and body.chat_counting == bool(body.chat_formats)
     if body.kind == "tiktoken" and name != "mistral_tekken":
         assert "<|endoftext|>" in body.special_tokens
     if name == "mistral_tekken":  # Tekken's 1,000 special ids come first: <unk>, <s>, </s>, [INST]...

@@ -56,21 +56,29 @@ def expect_prompt(page: Page, registry, tokenizer: str, messages) -> None:
     expect(page.locator("[data-role=editor-count]")).to_have_text([f"{n:,} tokens" for n in expected.message_counts()])
 
 
-@pytest.mark.parametrize("tokenizer", ["cl100k_base", "o200k_base", "o200k_harmony"])
+MISTRAL_CHAT = [("system", "", "Sei kurz. [INST] stays text"), ("user", "", "Wie viele Tokens? 한국어 "),
+                ("assistant", "", "Elf."), ("user", "", "Danke")]
+
+
+@pytest.mark.parametrize("tokenizer", ["cl100k_base", "o200k_base", "o200k_harmony", "mistral_v1", "mistral_v3",
+                                       "mistral_tekken"])
 def test_chat_prompt_is_drawn_as_the_model_sees_it(page, registry, live_server, tokenizer):
-    open_chat(page, tokenizer)
-    expect_prompt(page, registry, tokenizer, CHAT)
-    expected = rendered(registry, tokenizer, CHAT)
+    chat = MISTRAL_CHAT if tokenizer.startswith("mistral") else CHAT
+    open_chat(page, tokenizer, chat)
+    expect_prompt(page, registry, tokenizer, chat)
+    expected = rendered(registry, tokenizer, chat)
     specials = page.locator(f"{SEGMENTS}.special")
     expect(specials).to_have_count(sum(1 for p in expected.parts if p.special))
     assert page.locator("[data-role=chat-format]").inner_text() == expected.format
-    # typed special-token strings stay text: no segment holds "<|im_end|>" as one special token but the framing
-    for i, message in enumerate(CHAT):
+    # typed special-token strings stay text: each message's content is drawn as typed, in its own group
+    content = {i: "".join(p.text for p in expected.parts if p.message == i and not p.framing) for i in range(len(chat))}
+    for i in range(len(chat)):
         group = page.locator(f'[data-tokens] .chat-part[data-message="{i}"]:not(.framing)')
-        assert "".join(group.all_inner_texts()) == message[2]
+        assert "".join(group.all_inner_texts()) == content[i]
+        assert content[i].strip() in chat[i][2] or chat[i][2].strip() in content[i]
     # the page agrees with the API
     api = page.request.post(f"{live_server}/api/chat", data={
-        "tokenizer": tokenizer, "messages": [{"role": r, "content": c, **({"name": n} if n else {})} for r, n, c in CHAT]})
+        "tokenizer": tokenizer, "messages": [{"role": r, "content": c, **({"name": n} if n else {})} for r, n, c in chat]})
     body = api.json()
     assert body["count"] == expected.count and [m["count"] for m in body["messages"]] == expected.message_counts()
 
@@ -146,6 +154,11 @@ def test_hovering_a_message_lights_its_tokens(page):
 def test_roles_follow_the_format_and_tokenizers_without_one_say_so(page):
     open_chat(page, "o200k_harmony")
     assert page.locator("#role-0 option").all_inner_texts() == ["system", "developer", "user", "assistant"]
+    page.locator("select[name=tokenizer]").select_option("mistral_tekken")
+    expect(page.locator("#role-0 option")).to_have_text(["system", "user", "assistant"])
+    expect(page.locator(".result [data-role=message]")).to_contain_text("Mistral's chat format has no names")
+    page.locator("#name-1").fill("")
+    expect(page.locator("[data-role=chat-format]")).to_have_text("mistral")
     page.locator("select[name=tokenizer]").select_option("gpt2")
     expect(page.locator(".result [data-role=message]")).to_contain_text("gpt2 has no chat format")
     expect(page.locator("[data-role=chat-editor] [data-role=chat-message]")).to_have_count(2)  # the chat is kept

@@ -1,0 +1,176 @@
+"""The `mistral` chat format: messages -> the ids mistral-common's
+`MistralTokenizer.encode_chat_completion` gives, for mistral_v1, mistral_v3 and mistral_tekken.
+
+What mistral-common 1.13.1 does with text messages (system, user, assistant), and so we do:
+- Validation first: no names; the chat starts with a user or system message; with more
+  than one message, the last one is not an assistant's (the model answers a user); a system
+  message never follows an assistant's; an assistant message is not empty.
+- Every non-empty system message joins the system prompt ("\\n\\n" between them); it is not a
+  turn of its own. Consecutive user (or assistant) messages merge into one turn, "\\n\\n"
+  between the non-empty ones. A chat whose first turn is not a user's gets an empty one first.
+- `<s>` starts the prompt. A user turn is `[INST] content [/INST]` and an assistant turn is
+  its content then `</s>`; content is encoded as plain text (a typed `[INST]` is text).
+- v1 (mistral_v1, Mistral 7B v0.1): `[INST]`/`[/INST]` are text, each user turn one
+  SentencePiece encode of "[INST] {content} [/INST]" (so with the dummy-prefix space);
+  the system prompt goes before the FIRST user turn's content.
+- v3 (mistral_v3 and mistral_tekken): `[INST]`, `[/INST]` are control tokens (ids 3, 4)
+  around the encoded content; the system prompt goes before the LAST user turn's content;
+  an assistant's content loses its trailing spaces.
+
+Each encode call covers one string built from pieces (framing text, system prompts, message
+contents); its tokens go to the piece holding their last character, so a token that spans
+a seam (SentencePiece's "▁Be" after "[INST] ") counts for the content it ends in. Left out:
+tools, images, prefix (continued) assistant messages, names.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.errors import InvalidInput
+from app.tokenizers.base import Tokenizer
+from app.tokenizers.chat import ChatMessage
+
+JOIN = "\n\n"
+BOS, EOS, INST, END_INST = ("<s>", 1), ("</s>", 2), ("[INST]", 3), ("[/INST]", 4)
+
+
+@dataclass(frozen=True)
+class Piece:
+    text: str
+    message: int
+    framing: bool
+
+
+def _check(messages: Sequence[ChatMessage]) -> None:
+    for i, message in enumerate(messages):
+        if message.name is not None:
+            raise InvalidInput(f"message {i} has a name; Mistral's chat format has no names: leave \"name\" out")
+        if message.role == "assistant" and not message.content:
+            raise InvalidInput(f"message {i} is an empty assistant message; Mistral needs assistant messages "
+                               "to have content: write one or remove the message")
+        if i and message.role == "system" and messages[i - 1].role == "assistant":
+            raise InvalidInput(f"message {i} is a system message right after an assistant message, which Mistral "
+                               "refuses; move it before the assistant message or make it a user message")
+    if len(messages) == 1 and messages[0].role == "assistant":
+        raise InvalidInput("a Mistral chat starts with a user or system message; add a user message first")
+    if len(messages) > 1 and messages[-1].role == "assistant":
+        raise InvalidInput(f"message {len(messages) - 1} is an assistant message, but a Mistral prompt ends with a "
+                           "user message (the model answers it); add one, or remove the last assistant message")
+
+
+def _turns(messages: Sequence[ChatMessage]) -> list[tuple[str, list[int]]]:
+    """Mistral's turns: (role, the indices of the messages merged into it), system messages left out."""
+    turns: list[tuple[str, list[int]]] = []
+    previous = None
+    for i, message in enumerate(messages):
+        if message.role != "system":
+            if message.role == previous:
+                turns[-1][1].append(i)
+            else:
+                turns.append((message.role, [i]))
+        previous = message.role
+    if not turns or turns[0][0] != "user":
+        turns.insert(0, ("user", []))
+    return turns
+
+
+def _joined(messages: Sequence[ChatMessage], indices: list[int], owner: int) -> list[Piece]:
+    """The non-empty contents of `indices` joined by JOIN, as pieces; a join belongs to the message after it."""
+    pieces: list[Piece] = []
+    for i in indices:
+        if messages[i].content:
+            if pieces:
+                pieces.append(Piece(JOIN, i, True))
+            pieces.append(Piece(messages[i].content, i, False))
+    return pieces or [Piece("", owner, False)]
+
+
+@dataclass(frozen=True)
+class MistralFormat:
+    name: str
+    ids: dict[str, dict[str, int]]  # tokenizer -> special string -> id (what `formats_for` reads)
+    version: dict[str, int]  # tokenizer -> 1 or 3
+    roles: tuple[str, ...] = ("system", "user", "assistant")
+
+    def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage]):
+        from app.chat.render import Part, Rendered
+
+        _check(messages)
+        v1 = self.version[tokenizer.name] == 1
+        system = [i for i, m in enumerate(messages) if m.role == "system" and m.content]
+        turns = _turns(messages)
+        users = [n for n, (role, _) in enumerate(turns) if role == "user"]
+        with_system = users[0] if v1 else users[-1]
+        parts: list[Part] = []
+
+        def special(token: tuple[str, int], message: int) -> None:
+            parts.append(Part(token[0], (token[1],), message, framing=True, special=True))
+
+        def encode(pieces: list[Piece]) -> None:
+            parts.extend(_encoded(tokenizer, [p for p in pieces if p.text]))
+
+        first = 0
+        special(BOS, first)
+        for n, (role, indices) in enumerate(turns):
+            owner = indices[0] if indices else first
+            if role == "assistant":
+                pieces = _joined(messages, indices, owner)
+                if not v1:  # v3 strips the assistant's trailing spaces
+                    while pieces and pieces[-1].text.endswith(" "):
+                        trimmed = pieces[-1].text.rstrip(" ")
+                        pieces[-1:] = [Piece(trimmed, pieces[-1].message, pieces[-1].framing)] if trimmed else []
+                encode(pieces)
+                special(EOS, indices[-1])
+                continue
+            content = _joined(messages, indices, owner)
+            if n == with_system and system:
+                content = [*_joined(messages, system, system[0]), Piece(JOIN, owner, True), *content]
+            if v1:
+                encode([Piece("[INST] ", owner, True), *content, Piece(" [/INST]", owner, True)])
+            else:
+                special(INST, owner)
+                encode(content)
+                special(END_INST, indices[-1] if indices else owner)
+        return Rendered(tokenizer, self.name, tuple(parts))
+
+
+def _encoded(tokenizer: Tokenizer, pieces: list[Piece]):
+    """One encode of the pieces' joined text, its tokens cut into a part per run of one piece."""
+    from app.chat.render import Part
+
+    text = "".join(p.text for p in pieces)
+    if not text:
+        return []
+    ids = tokenizer.encode(text)
+    tokens = tokenizer.tokens_of(text, ids)
+    starts, at = [], 0
+    for piece in pieces:
+        starts.append(at)
+        at += len(piece.text)
+    runs: list[tuple[int, list]] = []  # (piece index, its tokens)
+    for token in tokens:
+        last_char = token.end - 1 if token.end > token.start else token.start
+        owner = max(0, bisect_right(starts, last_char) - 1)
+        if runs and (pieces[runs[-1][0]].message, pieces[runs[-1][0]].framing) == (pieces[owner].message, pieces[owner].framing):
+            runs[-1][1].append(token)
+        else:
+            runs.append((owner, [token]))
+    parts = []
+    for n, (owner, run) in enumerate(runs):
+        start = 0 if n == 0 else run[0].start
+        end = len(text) if n == len(runs) - 1 else runs[n + 1][1][0].start
+        shifted = tuple(t._replace(start=t.start - start, end=t.end - start) for t in run)
+        piece = pieces[owner]
+        parts.append(Part(text[start:end], tuple(t.id for t in run), piece.message, piece.framing, tokens=shifted))
+    return parts
+
+
+MISTRAL = MistralFormat(
+    "mistral",
+    {"mistral_v1": {"<s>": 1, "</s>": 2}, "mistral_v3": dict([BOS, EOS, INST, END_INST]),
+     "mistral_tekken": dict([BOS, EOS, INST, END_INST])},
+    {"mistral_v1": 1, "mistral_v3": 3, "mistral_tekken": 3},
+)
