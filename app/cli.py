@@ -85,7 +85,7 @@ def cmd_tokenize(args) -> None:
 
 def read_messages(source: str) -> list:
     """OpenAI-style chat messages from a JSON file: [{"role", "content", "name"?}, ...]."""
-    from app.tokenizers.chat import ChatMessage
+    from app.chat.messages import ChatMessage
 
     try:
         raw = json.loads(read_text(source))

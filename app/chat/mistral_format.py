@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
-from app.tokenizers.chat import ChatMessage
+from app.chat.messages import ChatMessage
 
 JOIN = "\n\n"
 BOS, EOS, INST, END_INST = ("<s>", 1), ("</s>", 2), ("[INST]", 3), ("[/INST]", 4)

@@ -12,7 +12,7 @@ Formats (each exact against its reference library, tests/chat):
   `<|im_start|>` role[`:`name] `<|im_sep|>` content `<|im_end|>`, then
   `<|im_start|>assistant<|im_sep|>`. The three ids are those of OpenAI's chat models
   (100264-100266, 200264-200266); they are outside the plain encodings' vocabularies, so a
-  part carries its own bytes. Its count equals the cookbook rule of app/tokenizers/chat.py.
+  part carries its own bytes. Its count equals OpenAI cookbook's rule (tests/api/test_chat.py).
 - `harmony` (o200k_harmony, gpt-oss): `<|start|>` role[`:`name] `<|message|>` content
   `<|end|>` per message, then `<|start|>assistant`, as openai-harmony's
   `render_conversation_for_completion(conversation, Role.ASSISTANT)` for text messages.
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from app.chat.mistral_format import MISTRAL
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
-from app.tokenizers.chat import ChatMessage
+from app.chat.messages import ChatMessage
 from app.tokenizers.tokens import Token
 
 

@@ -26,7 +26,7 @@ from fastapi.responses import Response
 from app.errors import BadTokenId, InvalidInput, TextTooLarge
 from app.tokenizers import models
 from app.chat.render import DEFAULT_FORMAT, formats_for
-from app.tokenizers.chat import ChatMessage
+from app.chat.messages import ChatMessage
 from app.tokenizers.tokens import text_and_ranges, text_stats
 from app.web import engine_calls, schemas
 from app.web.assets import swagger_paths

@@ -20,7 +20,7 @@ from app.errors import InvalidInput, TextTooLarge, TokenprismError
 from app.chat.render import DEFAULT_FORMAT, Rendered, formats_for, render
 from app.settings import Settings
 from app.tokenizers.base import Tokenizer
-from app.tokenizers.chat import ChatMessage
+from app.chat.messages import ChatMessage
 from app.tokenizers.registry import Registry
 from app.tokenizers.tokens import Stats, Token, clean_text, text_stats
 

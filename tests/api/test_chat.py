@@ -1,19 +1,17 @@
-"""Chat prompt counting: the engine rule (app/tokenizers/chat.py) and /api/count "messages".
+"""Chat prompt counting over /api/count "messages", checked against OpenAI's cookbook rule.
 
-The rule is OpenAI's cookbook "How to count tokens with tiktoken": 3 tokens per message,
-the tokens of every field value, 1 more per name, 3 priming the reply. Its six-message
-example is checked against the numbers the OpenAI API reported there: 129 prompt tokens
-for gpt-4 / gpt-3.5-turbo-0613 (cl100k_base), 124 for gpt-4o (o200k_base), and 127 under
-the old gpt-3.5-turbo-0301 rule. Other expectations are computed here by hand from
-tiktoken's own encoding of each field.
+The rule of "How to count tokens with tiktoken" is written out here (`cookbook`): 3 tokens
+per message, the tokens of every field value, 1 more per name, 3 priming the reply. Its
+six-message example is checked against the numbers the OpenAI API reported there: 129
+prompt tokens for gpt-4 / gpt-3.5-turbo-0613 (cl100k_base), 124 for gpt-4o (o200k_base).
+The app renders chats in the chatml format (app/chat/render.py); these counts must agree.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from app.errors import InvalidInput
-from app.tokenizers.chat import GPT_35_TURBO_0301, OPENAI_CHAT, ChatMessage, count_chat, rule_for
+from app.chat.messages import ChatMessage
 
 from .helpers import assert_error
 
@@ -36,51 +34,22 @@ def as_messages(dicts: list[dict]) -> list[ChatMessage]:
     return [ChatMessage(m["role"], m["content"], m.get("name")) for m in dicts]
 
 
-def by_hand(encoding, messages: list[dict]) -> int:
-    """The cookbook rule written out: 3 + fields (+1 per name) per message, plus 3."""
-    total = 3  # <|start|>assistant<|message|>
+def cookbook(encode, messages) -> tuple[int, list[int]]:
+    """The cookbook rule written out: (prompt tokens, tokens per message); `encode` gives the ids
+    of a plain string, `messages` are dicts or ChatMessages."""
+    per_message = []
     for message in messages:
-        total += 3  # <|start|>{role/name}\n{content}<|end|>\n
-        total += len(encoding.encode(message["role"], disallowed_special=()))
-        total += len(encoding.encode(message["content"], disallowed_special=()))
-        if "name" in message:
-            total += len(encoding.encode(message["name"], disallowed_special=())) + 1
-    return total
+        row = message if isinstance(message, dict) else {"role": message.role, "content": message.content,
+                                                          **({"name": message.name} if message.name is not None else {})}
+        tokens = 3 + len(encode(row["role"])) + len(encode(row["content"]))  # <|start|>{role/name}\n{content}<|end|>\n
+        if "name" in row:
+            tokens += len(encode(row["name"])) + 1
+        per_message.append(tokens)
+    return sum(per_message) + 3, per_message  # + <|start|>assistant<|message|>
 
 
-# ---- the engine ----
-
-
-def test_rule_with_a_toy_encoder():
-    words = lambda text: text.split()  # noqa: E731 - one token per word, so the sums are easy to read
-    messages = [ChatMessage("user", "one two three"), ChatMessage("assistant", "four", name="bot")]
-    count = count_chat(words, messages, OPENAI_CHAT)
-    assert count.per_message == [3 + 1 + 3, 3 + 1 + 1 + 1 + 1]
-    assert count.total == 7 + 7 + 3
-    old = count_chat(words, messages, GPT_35_TURBO_0301)
-    assert old.per_message == [4 + 1 + 3, 4 + 1 + 1 + 1 - 1] and old.total == 8 + 6 + 3
-
-
-def test_no_messages_is_the_priming_only():
-    assert count_chat(lambda text: [0], [], OPENAI_CHAT).total == 3
-
-
-@pytest.mark.parametrize("name, expected", [("cl100k_base", 129), ("o200k_base", 124)])
-def test_cookbook_example_in_the_engine(registry, name, expected):
-    tokenizer = registry.get(name)
-    assert rule_for(name) is OPENAI_CHAT
-    assert count_chat(tokenizer.encode, as_messages(COOKBOOK), rule_for(name)).total == expected
-
-
-def test_cookbook_example_under_the_0301_rule(registry):
-    assert count_chat(registry.get("cl100k_base").encode, as_messages(COOKBOOK), GPT_35_TURBO_0301).total == 127
-
-
-@pytest.mark.parametrize("name", ["gpt2", "mistral_v1", "tokenprism_4k", "r50k_base"])
-def test_rule_is_not_defined_for_other_tokenizers(name):
-    with pytest.raises(InvalidInput) as raised:
-        rule_for(name)
-    assert "cl100k_base, o200k_base" in raised.value.message and name in raised.value.message
+def by_hand(encoding, messages: list[dict]) -> int:
+    return cookbook(lambda text: encoding.encode(text, disallowed_special=()), messages)[0]
 
 
 # ---- the API ----

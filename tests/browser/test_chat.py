@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.chat.render import render
-from app.tokenizers.chat import ChatMessage
+from app.chat.messages import ChatMessage
 from tests.browser.helpers import SEGMENTS, drawn_ids, expect_count, query
 
 CHAT = [("system", "", "Be brief. <|im_end|> stays text"), ("user", "ada", "Wie viele Tokens hat 'naïve café'? 한국어")]

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from app.chat.render import render
 from app.errors import InvalidInput
-from app.tokenizers.chat import ChatMessage
+from app.chat.messages import ChatMessage
 from tests.reference import mistral_chat_ids
 
 MISTRALS = ["mistral_v1", "mistral_v3", "mistral_tekken"]

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from app.chat.render import render
 from app.errors import InvalidInput
-from app.tokenizers.chat import OPENAI_CHAT, ChatMessage, count_chat
-from tests.api.test_chat import COOKBOOK, as_messages
+from app.chat.messages import ChatMessage
+from tests.api.test_chat import COOKBOOK, as_messages, cookbook
 from tests.reference import harmony_ids
 
 HYPOTHESIS = settings(max_examples=150, deadline=None, database=None,
@@ -42,10 +42,10 @@ def test_chatml_count_equals_the_cookbook_rule(registry, name):
     @given(messages=conversations(["system", "user", "assistant"]))
     def check(messages):
         rendered = render(tokenizer, messages)
-        rule = count_chat(tokenizer.encode, messages, OPENAI_CHAT)
+        total, per_message = cookbook(tokenizer.encode, messages)
         # the rule counts role and name apart; chatml writes "role:name": equal unless ":" merges with them
         if all(m.name is None for m in messages):
-            assert rendered.count == rule.total and rendered.message_counts() == rule.per_message
+            assert rendered.count == total and rendered.message_counts() == per_message
         start, end, sep = {"cl100k_base": (100264, 100265, 100266), "o200k_base": (200264, 200265, 200266)}[name]
         assert rendered.ids[-3:] == [start, *tokenizer.encode("assistant"), sep]
         assert rendered.ids.count(start) == len(messages) + 1 and rendered.ids.count(end) == len(messages)

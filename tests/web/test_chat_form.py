@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 from hypothesis import given, settings, strategies as st
 from starlette.datastructures import QueryParams
 
-from app.tokenizers.chat import ChatMessage
+from app.chat.messages import ChatMessage
 from app.web.pages.chat_form import DEFAULT_CHAT, MAX_PAGE_MESSAGES, apply_op, chat_query, read_chat
 
 texts = st.text(st.characters(codec="utf-8", exclude_characters="\r"), max_size=30)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from app.chat.render import FORMATS, DEFAULT_FORMAT, Rendered
 from app.errors import TextTooLarge
-from app.tokenizers.chat import ChatMessage
+from app.chat.messages import ChatMessage
 from app.tokenizers.tokens import text_stats
 from app.web.engine_calls import Tokenized
 from app.web.pages.common import page_text

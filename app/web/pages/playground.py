@@ -16,7 +16,7 @@ from app.tokenizers.registry import Registry
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
-from app.tokenizers.chat import ChatMessage
+from app.chat.messages import ChatMessage
 from app.web.pages.chat_form import (
     DEFAULT_CHAT, chat_query, chat_result, chat_view, message_rows, read_chat, reply_tokens, roles_for,
 )
