@@ -15,14 +15,15 @@ priming. Left out: tools, images, per-message formats.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.chat.render import FORMATS, DEFAULT_FORMAT, Rendered
-from app.errors import TextTooLarge
+from app.errors import TextTooLarge, TokenprismError
 from app.chat.messages import ChatMessage
 from app.tokenizers.tokens import text_stats
 from app.web.engine_calls import Tokenized
-from app.web.pages.common import page_text
+from app.web.pages.common import form_flag, page_text
+from app.web.samples import BY_KEY, DEFAULT_TEXT
 from app.web.tokenview import TokenView, build_view
 
 MAX_PAGE_MESSAGES = 64  # editor cards on one page; the API takes more
@@ -153,3 +154,36 @@ def message_rows(messages: list[ChatMessage], rendered: Rendered | None) -> list
 
 def reply_tokens(rendered: Rendered) -> int:
     return sum(len(part.ids) for part in rendered.parts if part.message is None)
+
+
+@dataclass
+class PageInput:
+    """What both pages take in: a text or a chat, and the options for drawing it. Subclasses
+    add their own fields and read the rest with `read_input`, write it with `input_pairs`."""
+
+    text: str = DEFAULT_TEXT
+    ws: bool = False
+    special: bool = False
+    mode: str = ""
+    messages: list[ChatMessage] = field(default_factory=lambda: list(DEFAULT_CHAT))
+    problem: TokenprismError | None = None  # a chat the page cannot take (too many messages)
+    op: str = ""  # the chat editor's button, if one was pressed
+
+    def read_input(self, params: Mapping, text_mode: str) -> None:
+        """Text (a sample button picks one and switches to `text_mode`), options and chat."""
+        self.ws, self.special = form_flag(params, "ws"), form_flag(params, "special")
+        if "text" in params:
+            self.text = page_text(str(params.get("text")))
+        if (sample := BY_KEY.get(str(params.get("sample")))) is not None:
+            self.text, self.mode = sample.text, text_mode
+        self.op = str(params.get("op") or "")
+        self.messages, self.problem = read_chat(params)
+
+    def input_pairs(self, with_input: bool) -> list[tuple[str, str]]:
+        """The chat (in chat mode) or the text, for the address; the options go last (`option_pairs`)."""
+        if self.mode == "chat":
+            return [("mode", "chat"), *(chat_query(self.messages) if with_input else [])]
+        return [("text", self.text)] if with_input else []
+
+    def option_pairs(self) -> list[tuple[str, str]]:
+        return [("ws", "1")] * self.ws + [("special", "1")] * self.special

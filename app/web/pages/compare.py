@@ -16,15 +16,11 @@ from app.tokenizers.registry import Registry
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
-from app.chat.messages import ChatMessage
-from app.web.pages.chat_form import (
-    DEFAULT_CHAT, chat_query, chat_result, chat_view, message_rows, read_chat, reply_tokens, roles_for,
-)
+from app.web.pages.chat_form import PageInput, chat_result, chat_view, message_rows, reply_tokens, roles_for
 from app.web.pages.common import (
-    HEAD_SLACK, TYPING_FIELDS, base_context, canonical, form_flag, is_htmx, name_directory, page_text, page_url, read_form,
+    HEAD_SLACK, TYPING_FIELDS, base_context, canonical, is_htmx, name_directory, page_url, read_form,
     respond, sample_hint, tokenizer_groups,
 )
-from app.web.samples import BY_KEY, DEFAULT_TEXT
 from app.web.tokenview import build_view
 
 router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py
@@ -33,15 +29,9 @@ DEFAULT_CHAT_COMPARE = ("cl100k_base", "o200k_base", "o200k_harmony", "mistral_v
 
 
 @dataclass
-class CompareState:
+class CompareState(PageInput):
     tokenizers: list[str] = field(default_factory=list)
-    text: str = DEFAULT_TEXT
-    ws: bool = False
-    special: bool = False
     mode: str = "text"  # or "chat": one conversation, each tokenizer in its own chat format
-    messages: list[ChatMessage] = field(default_factory=lambda: list(DEFAULT_CHAT))
-    problem: TokenprismError | None = None  # a chat the page cannot take (too many messages)
-    op: str = ""  # the chat editor's button, if one was pressed
 
     @classmethod
     def from_params(cls, params: Mapping, registry: Registry, from_form: bool = False) -> CompareState:
@@ -50,28 +40,12 @@ class CompareState:
         if not chosen and not from_form:
             known = set(registry.names())
             chosen = [name for name in (DEFAULT_CHAT_COMPARE if mode == "chat" else DEFAULT_COMPARE) if name in known]
-        state = cls(tokenizers=chosen, ws=form_flag(params, "ws"), special=form_flag(params, "special"), mode=mode)
-        if "text" in params:
-            state.text = page_text(str(params.get("text")))
-        if (sample := BY_KEY.get(str(params.get("sample")))) is not None:
-            state.text, state.mode = sample.text, "text"
-        state.op = str(params.get("op") or "")
-        state.messages, state.problem = read_chat(params)
+        state = cls(tokenizers=chosen, mode=mode)
+        state.read_input(params, text_mode="text")
         return state
 
     def query(self, with_input: bool = True) -> list[tuple[str, str]]:
-        pairs = [("tokenizers", name) for name in self.tokenizers]
-        if self.mode == "chat":
-            pairs.append(("mode", "chat"))
-            if with_input:
-                pairs += chat_query(self.messages)
-        elif with_input:
-            pairs.append(("text", self.text))
-        if self.ws:
-            pairs.append(("ws", "1"))
-        if self.special:
-            pairs.append(("special", "1"))
-        return pairs
+        return [("tokenizers", name) for name in self.tokenizers] + self.input_pairs(with_input) + self.option_pairs()
 
 
 @dataclass

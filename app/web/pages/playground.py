@@ -4,7 +4,7 @@ how page state, addresses and fragments work)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
@@ -16,15 +16,11 @@ from app.tokenizers.registry import Registry
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
-from app.chat.messages import ChatMessage
-from app.web.pages.chat_form import (
-    DEFAULT_CHAT, chat_query, chat_result, chat_view, message_rows, read_chat, reply_tokens, roles_for,
-)
+from app.web.pages.chat_form import PageInput, chat_result, chat_view, message_rows, reply_tokens, roles_for
 from app.web.pages.common import (
-    HEAD_SLACK, TYPING_FIELDS, base_context, form_flag, is_htmx, name_directory, named_tokenizer, page_text,
+    HEAD_SLACK, TYPING_FIELDS, base_context, is_htmx, name_directory, named_tokenizer, page_text,
     page_url, picker_context, read_form, respond, sample_hint, tokenizer_groups,
 )
-from app.web.samples import BY_KEY, DEFAULT_TEXT
 from app.web.tokenview import VIEWS, build_view, render_decoded
 
 router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py
@@ -33,18 +29,12 @@ MODES = ("encode", "decode", "chat")
 
 
 @dataclass
-class PlaygroundState:
+class PlaygroundState(PageInput):
     tokenizer: str = DEFAULT_TOKENIZER
-    text: str = DEFAULT_TEXT
     mode: str = "encode"  # or "decode", "chat"
     ids: str = ""
     view: str = "text"
-    ws: bool = False
-    special: bool = False
     model: str = ""  # the picker's search box: a model (or tokenizer) name, see `named_tokenizer`
-    messages: list[ChatMessage] = field(default_factory=lambda: list(DEFAULT_CHAT))
-    problem: TokenprismError | None = None  # a state the page cannot take (too many messages)
-    op: str = ""  # the chat editor's button, if one was pressed
 
     @classmethod
     def from_params(cls, params: Mapping) -> PlaygroundState:
@@ -54,36 +44,19 @@ class PlaygroundState:
             mode=params.get("mode") if params.get("mode") in MODES else "encode",
             ids=page_text(str(params.get("ids") or "")),
             view=params.get("view") if params.get("view") in VIEWS else "text",
-            ws=form_flag(params, "ws"),
-            special=form_flag(params, "special"),
         )
-        if "text" in params:
-            state.text = page_text(str(params.get("text")))
-        if (sample := BY_KEY.get(str(params.get("sample")))) is not None:
-            state.text, state.mode = sample.text, "encode"
-        state.op = str(params.get("op") or "")
-        state.messages, state.problem = read_chat(params)
+        state.read_input(params, text_mode="encode")
         return state
 
     def query(self, with_input: bool = True) -> list[tuple[str, str]]:
         pairs = [("tokenizer", self.tokenizer)]
         if self.mode == "decode":
-            pairs.append(("mode", "decode"))
-            if with_input:
-                pairs.append(("ids", self.ids))
-        elif self.mode == "chat":
-            pairs.append(("mode", "chat"))
-            if with_input:
-                pairs += chat_query(self.messages)
-        elif with_input:
-            pairs.append(("text", self.text))
+            pairs += [("mode", "decode"), *([("ids", self.ids)] if with_input else [])]
+        else:
+            pairs += self.input_pairs(with_input)
         if self.view != "text":
             pairs.append(("view", self.view))
-        if self.ws:
-            pairs.append(("ws", "1"))
-        if self.special:
-            pairs.append(("special", "1"))
-        return pairs
+        return pairs + self.option_pairs()
 
 
 
