@@ -63,6 +63,10 @@ def test_tokens_spell_the_prompt(http, tokenizer):
     ({"tokenizer": "cl100k_base", "messages": [{"role": "user"}]}, 422, "content"),
     ({"tokenizer": "nope", "messages": CHAT}, 404, "unknown tokenizer"),
     ({"tokenizer": "cl100k_base", "messages": [{"role": "user", "content": "x" * 600_000}]}, 413, "limit"),
+    ({"tokenizer": "mistral-nemo", "messages": CHAT}, 422, "no names"),
+    ({"tokenizer": "mistral_v3", "messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]},
+     422, "ends with a user message"),
+    ({"tokenizer": "mistral_v1", "messages": CHAT[:1], "format": "chatml"}, 422, "use 'mistral'"),
 ])
 def test_bad_requests_say_what_to_fix(http, body, status, words):
     assert words in assert_error(http.post("/api/chat", json=body), status)["message"]

@@ -138,8 +138,10 @@ def test_playground_address_with_a_model_name(http, tiktoken_reference):
     response = http.get("/", params={"tokenizer": "gpt-4o", "text": "hello world"})
     assert response.status_code == 200
     page = Elements(response.text)
+    [picker] = page.select("select", name="tokenizer")
     selected = [o["attrs"]["value"] for o in page.select("option") if "selected" in o["attrs"]]
-    assert selected == ["o200k_base"]
+    assert selected[0] == "o200k_base" and picker["attrs"]["id"] == "tokenizer"
+    assert selected[1:] == ["system", "user"]  # the chat editor's role selects (hidden outside chat mode)
     [resolved] = page.select("p", data_role="resolved")
     assert "gpt-4o" in resolved["text"] and "o200k_base" in resolved["text"]
     [used_by] = page.select("div", data_role="used-by")
