@@ -18,7 +18,10 @@ def drawn_ids(scope: Page | Locator) -> list[int]:
 
 
 def expect_count(scope: Page | Locator, count: int, timeout: int = 10_000) -> None:
-    expect(scope.locator("[data-role=token-count]")).to_have_text(str(count), timeout=timeout)
+    """The token count shows as the pages write numbers (44,895) and is exact in data-count."""
+    shown = scope.locator("[data-role=token-count]")
+    expect(shown).to_have_attribute("data-count", str(count), timeout=timeout)
+    expect(shown).to_have_text(f"{count:,}")
 
 
 def engine_ids(registry, name: str, text: str, allow_special: bool = False) -> list[int]:

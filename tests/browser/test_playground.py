@@ -336,7 +336,7 @@ def test_large_paste_renders_first_part_with_full_counts(page, registry, setting
     drawn = drawn_ids(result(page))
     assert settings.render_tokens <= len(drawn) < settings.render_tokens + 20
     assert drawn == expected[: len(drawn)]
-    expect(page.locator("[data-role=char-count]")).to_have_text("100000")
+    expect(page.locator("[data-role=char-count]")).to_have_text("100,000")
     expect(page.locator("[data-role=url-note]")).to_be_visible()
     # still responsive: hovering and typing work
     page.locator(SEGMENTS).nth(10).hover()

@@ -1,0 +1,27 @@
+"""Issue 12's newcomer walk, point by point, in Chromium: one number format on every page,
+a result marked busy while a newer one is on its way, and the small things (no dead Copy
+button without JavaScript, a skip link to the tokens, the Ids view not listing ids twice)."""
+
+from __future__ import annotations
+
+from urllib.parse import quote, urlencode
+
+from playwright.sync_api import expect
+
+from tests.browser.helpers import engine_ids, expect_count, open_playground
+
+LONG = "Tokenizers cut text into pieces; every piece costs. " * 100
+
+
+def test_counts_have_thousands_separators_on_both_pages(page, registry):
+    count = len(engine_ids(registry, "cl100k_base", LONG))
+    assert count >= 1000
+    open_playground(page, "cl100k_base", LONG)
+    expect_count(page, count)
+    playground = page.locator("[data-role=token-count]").inner_text()
+    expect(page.locator("[data-role=char-count]")).to_have_text(f"{len(LONG):,}")
+    page.goto("/compare?" + urlencode([("tokenizers", "cl100k_base"), ("tokenizers", "gpt2"), ("text", LONG)], quote_via=quote))
+    column = page.locator('article[data-tokenizer="cl100k_base"]')
+    expect_count(column, count)
+    assert column.locator("[data-role=token-count]").inner_text() == playground == f"{count:,}"
+    expect(page.locator('[data-role=metrics] tr[data-tokenizer="cl100k_base"] [data-role=metric-tokens]')).to_have_text(playground)
