@@ -301,6 +301,21 @@
     if (input) { input.value = ""; delete input.dataset.applied; say(select.form.querySelector("[data-model-search] [data-role=picker-note]"), ""); }
   }, true);
 
+  // A result being replaced is marked busy (aria-busy, dimmed) from the request until its answer
+  // lands, so a count that is already stale never looks current. hx-sync drops superseded
+  // answers; only the newest request of a target clears the mark.
+  var latest = new WeakMap();
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var target = event.detail.target;
+    if (!target) return;
+    latest.set(target, event.detail.xhr);
+    target.setAttribute("aria-busy", "true");
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var target = event.detail.target;
+    if (target && latest.get(target) === event.detail.xhr) target.removeAttribute("aria-busy");
+  });
+
   function inlineMessage(text) {
     var p = document.createElement("div");
     p.className = "message error";

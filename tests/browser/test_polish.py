@@ -25,3 +25,20 @@ def test_counts_have_thousands_separators_on_both_pages(page, registry):
     expect_count(column, count)
     assert column.locator("[data-role=token-count]").inner_text() == playground == f"{count:,}"
     expect(page.locator('[data-role=metrics] tr[data-tokenizer="cl100k_base"] [data-role=metric-tokens]')).to_have_text(playground)
+
+
+def test_a_result_waiting_for_its_answer_is_marked_busy(page, registry):
+    open_playground(page, "cl100k_base", "hello")
+    expect_count(page, len(engine_ids(registry, "cl100k_base", "hello")))
+    held = []
+    page.route("**/", lambda route: held.append(route) if route.request.method == "POST" else route.continue_())
+    page.locator("textarea[name=text]").press("End")
+    page.locator("textarea[name=text]").press_sequentially(" world, typed fast", delay=25)
+    result = page.locator("#result")
+    expect(result).to_have_attribute("aria-busy", "true")  # the answer is held back: the old count is stale
+    page.wait_for_timeout(300)
+    for route in held:
+        route.continue_()
+    page.unroute("**/")
+    expect_count(page, len(engine_ids(registry, "cl100k_base", "hello world, typed fast")))
+    expect(result).not_to_have_attribute("aria-busy", "true")
