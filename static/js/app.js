@@ -275,7 +275,11 @@
     filterPicks(input);
   }
 
-  document.querySelectorAll("[data-model-search], [data-pick-search]").forEach(function (el) { el.hidden = false; });
+  function showScripted() {  // controls that need JavaScript start hidden
+    document.querySelectorAll("[data-model-search], [data-pick-search], button[data-copy]").forEach(function (el) { el.hidden = false; });
+  }
+  showScripted();
+  document.addEventListener("htmx:afterSettle", showScripted);
 
   var typingTimer = null;
   document.addEventListener("input", function (event) {

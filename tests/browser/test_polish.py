@@ -4,6 +4,7 @@ button without JavaScript, a skip link to the tokens, the Ids view not listing i
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote, urlencode
 
 from playwright.sync_api import expect
@@ -42,3 +43,47 @@ def test_a_result_waiting_for_its_answer_is_marked_busy(page, registry):
     page.unroute("**/")
     expect_count(page, len(engine_ids(registry, "cl100k_base", "hello world, typed fast")))
     expect(result).not_to_have_attribute("aria-busy", "true")
+
+
+def test_copy_needs_javascript_so_it_hides_without(make_page):
+    page = make_page(java_script_enabled=False)
+    page.goto("/?tokenizer=gpt2&text=hi")
+    expect(page.locator("button[data-copy]")).to_be_hidden()
+    scripted = make_page()
+    scripted.goto("/?tokenizer=gpt2&text=hi")
+    expect(scripted.locator("button[data-copy]")).to_be_visible()
+
+
+def test_ids_view_lists_the_ids_once(page, registry):
+    text = "Ids, once."
+    open_playground(page, "cl100k_base", text, view="ids")
+    ids = engine_ids(registry, "cl100k_base", text)
+    expect(page.locator("[data-tokens].view-ids .tok")).to_have_count(len(ids))
+    expect(page.locator("[data-role=ids]")).to_be_hidden()
+    visible = page.locator("main").inner_text()
+    assert visible.count(str(ids[0])) == 1
+    expect(page.locator("button[data-copy]")).to_be_visible()  # copying the ids still works
+
+
+def test_skip_link_reaches_the_tokens(page, registry):
+    open_playground(page, "cl100k_base", "Skip here")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    expect(page.locator(":focus")).to_have_text("Skip to the tokens")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    expect(page.locator(":focus")).to_have_class(re.compile(r"\btok\b"))
+    assert page.evaluate("document.activeElement.dataset.id") == str(engine_ids(registry, "cl100k_base", "Skip here")[0])
+
+
+def test_docs_lead_back_to_the_app_and_follow_dark_mode(make_page):
+    page = make_page(color_scheme="dark")
+    page.goto("/docs")
+    expect(page.locator(".swagger-ui .info").first).to_be_visible(timeout=15_000)
+    bar = page.locator("[data-role=docs-bar]")
+    expect(bar.get_by_role("link", name="Playground")).to_have_attribute("href", "/")
+    background = page.evaluate("getComputedStyle(document.querySelector('[data-role=docs-bar]')).backgroundColor")
+    assert background == "rgb(22, 25, 33)"
+    assert "invert" in page.evaluate("getComputedStyle(document.getElementById('swagger-ui')).filter")
+    bar.get_by_role("link", name="Compare").click()
+    expect(page).to_have_url(re.compile(r"/compare$"))
