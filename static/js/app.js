@@ -25,7 +25,38 @@
     scope.querySelectorAll(".hl, .same, .cover").forEach(function (el) {
       el.classList.remove("hl", "same", "cover");
     });
+    dock(scope.querySelector("[data-role=detail]"));
   }
+
+  // The detail line floats as a card next to the active token (below it, or above when the
+  // window has no room), kept inside the window; a spacer holds its place in the page.
+  function float(line, tok) {
+    if (!line.classList.contains("floating")) {
+      var spacer = document.createElement("div");
+      spacer.className = "detail-spacer";
+      spacer.style.height = line.offsetHeight + "px";
+      line.before(spacer);
+      line.classList.add("floating");
+    }
+    var box = tok.getBoundingClientRect(), gap = 8;
+    var width = line.offsetWidth, height = line.offsetHeight;
+    var top = box.bottom + gap;
+    if (top + height > window.innerHeight - gap) top = Math.max(gap, box.top - height - gap);
+    var left = Math.min(Math.max(gap, box.left), Math.max(gap, window.innerWidth - width - gap));
+    line.style.top = top + "px";
+    line.style.left = left + "px";
+  }
+  function dock(line) {
+    if (!line || !line.classList.contains("floating")) return;
+    line.classList.remove("floating");
+    line.style.top = line.style.left = "";
+    if (line.previousElementSibling && line.previousElementSibling.classList.contains("detail-spacer")) {
+      line.previousElementSibling.remove();
+    }
+  }
+  window.addEventListener("scroll", function () {
+    document.querySelectorAll("[data-role=detail].floating").forEach(dock);
+  }, { passive: true });
 
   function hexBytes(hex) {
     if (hex === "-") return "(no bytes)";
@@ -71,6 +102,7 @@
     if (tok.hasAttribute("data-special")) part(line, "", "special token");
     var same = group.querySelectorAll('.tok[data-id="' + tok.dataset.id + '"]').length;
     if (same > 1 && ids.length === 1) part(line, "seen", same + "× here");
+    float(line, tok);
   }
 
   function overlaps(s, e, start, end) {

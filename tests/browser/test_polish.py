@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, urlencode
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import engine_ids, expect_count, open_playground
@@ -87,3 +88,28 @@ def test_docs_lead_back_to_the_app_and_follow_dark_mode(make_page):
     assert "invert" in page.evaluate("getComputedStyle(document.getElementById('swagger-ui')).filter")
     bar.get_by_role("link", name="Compare").click()
     expect(page).to_have_url(re.compile(r"/compare$"))
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}], ids=["desktop", "phone"])
+def test_token_detail_shows_where_the_eye_is(make_page, viewport):
+    page = make_page(viewport=viewport)
+    open_playground(page, "cl100k_base", LONG)
+    tokens = page.locator("[data-tokens] .tok")
+    expect(tokens.first).to_be_visible()
+    page.locator("[data-tokens]").scroll_into_view_if_needed()  # on a phone the tokens are below the input
+    last_visible = page.evaluate("""() => {
+        const all = [...document.querySelectorAll('[data-tokens] .tok')];
+        const seen = all.filter(t => { const r = t.getBoundingClientRect(); return r.bottom <= innerHeight && r.top >= 0 && r.width; });
+        return all.indexOf(seen[seen.length - 1]);
+    }""")
+    assert last_visible > 0
+    tokens.nth(last_visible).hover()
+    detail = page.locator("[data-role=detail]")
+    expect(detail).to_contain_text("id ")
+    box = detail.bounding_box()
+    assert 0 <= box["y"] and box["y"] + box["height"] <= viewport["height"], box
+    assert 0 <= box["x"] and box["x"] + box["width"] <= viewport["width"], box
+    # keyboard: the card follows focus too
+    tokens.first.focus()
+    box = detail.bounding_box()
+    assert 0 <= box["y"] and box["y"] + box["height"] <= viewport["height"], box
