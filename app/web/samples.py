@@ -1,10 +1,12 @@
 """Sample texts for the playground and the comparison page, one click away.
 
-Each one shows a reason tokenization matters: numbers are cut into odd chunks, case
-changes the tokens, some scripts cost several times more than English, indentation and
-emoji eat tokens, a trailing space is a token of its own, a special-token string is plain
-text unless you ask for it, and invisible characters hide in plain sight. Written for this
-project; keep them short enough to fit in a shareable link.
+Each one shows a reason tokenization matters: how numbers are cut, casing, other scripts,
+indentation, emoji, a trailing space, special-token strings, invisible characters and a
+glitch token. `look_for` is a generic line for the button's title; what a sample shows for
+one tokenizer, with its numbers, is computed by app/web/sample_notes.py (which relies on
+some of these strings: keep "127" and "1275", the casings after a space on the first line,
+the English, Korean and Hindi lines, " Paris", and the constants below). Written for
+this project; keep them short enough to fit in a shareable link.
 """
 
 from __future__ import annotations
@@ -16,15 +18,20 @@ from dataclasses import dataclass
 class Sample:
     key: str
     label: str
-    hint: str  # one line: what to look for
+    look_for: str  # one generic line, true for every tokenizer (the notes say the rest)
     text: str
+
+
+FAMILY = "\U0001F468\u200d\U0001F469\u200d\U0001F467\u200d\U0001F466"  # one emoji, 7 code points
+GLITCH = "SolidGoldMagikarp"
 
 
 SAMPLES: tuple[Sample, ...] = (
     Sample(
         "arithmetic",
         "Arithmetic",
-        "Numbers split into chunks that do not line up with their digits, so models add column by column blind.",
+        "How each number is cut: digit by digit, in groups, or as training made frequent.",
+        "127 + 1275 = 1402\n"
         "12345 + 67890 = 80235\n"
         "9.11 > 9.9? No: 9.11 < 9.90\n"
         "1000000 vs 1,000,000 vs 1 000 000\n"
@@ -33,8 +40,8 @@ SAMPLES: tuple[Sample, ...] = (
     Sample(
         "case",
         "Mixed case",
-        "The same word costs a different number of tokens in each casing; ALL CAPS is the most expensive.",
-        "hello Hello HELLO hElLo\n"
+        "The same word in several casings: compare what each one costs.",
+        "Say hello Hello HELLO hElLo\n"
         "tokenization Tokenization TOKENIZATION\n"
         "iPhone IPHONE iphone\n"
         "the The THE tHe\n",
@@ -42,7 +49,7 @@ SAMPLES: tuple[Sample, ...] = (
     Sample(
         "scripts",
         "Non-English scripts",
-        "The same greeting costs several times more tokens outside English; compare the counts per line.",
+        "The same greeting in ten languages: compare the tokens of each line.",
         "English: Hello, how are you today?\n"
         "Spanish: Hola, ¿cómo estás hoy?\n"
         "Russian: Привет, как дела сегодня?\n"
@@ -57,7 +64,7 @@ SAMPLES: tuple[Sample, ...] = (
     Sample(
         "code",
         "Code indentation",
-        "Runs of spaces may merge into one token or cost one token each; tabs behave differently again.",
+        "Indentation and a tab: see what the leading whitespace costs.",
         "def fizzbuzz(n):\n"
         "    for i in range(1, n + 1):\n"
         "        if i % 15 == 0:\n"
@@ -73,8 +80,8 @@ SAMPLES: tuple[Sample, ...] = (
     Sample(
         "emoji",
         "Emoji",
-        "One emoji can be many tokens: byte pieces of one character are grouped and shown once.",
-        "Family 👨‍👩‍👧‍👦 (one emoji, 7 code points)\n"
+        "Emoji made of several code points: byte pieces of one character are grouped and shown once.",
+        f"Family {FAMILY} (one emoji, 7 code points)\n"
         "Flags 🇯🇵 🇧🇷 🇫🇷\n"
         "Thumbs 👍 👍🏽 👍🏿\n"
         "Keycap 1️⃣  heart ❤️  rocket 🚀\n",
@@ -82,16 +89,16 @@ SAMPLES: tuple[Sample, ...] = (
     Sample(
         "trailing",
         "Trailing whitespace",
-        "A prompt that ends in a space ends in a lonely space token; turn on Show whitespace to see it.",
-        "The capital of France is\n"
-        "The capital of France is \n"
+        "A prompt that ends in a space: turn on Show whitespace to see its last token.",
+        "The capital of France is Paris\n"
         "Answer:   \n"
-        "\tTabbed line\t\n",
+        "\tTabbed line\t\n"
+        "The capital of France is ",
     ),
     Sample(
         "special",
         "Special tokens",
-        "Off: <|endoftext|> is plain text, cut into pieces. Turn on Special tokens: one reserved id.",
+        "Special-token strings in a text: turn Special tokens on and off to compare.",
         "First document.<|endoftext|>Second document.\n<|fim_prefix|>def add(a, b):<|fim_suffix|>",
     ),
     Sample(
@@ -102,9 +109,16 @@ SAMPLES: tuple[Sample, ...] = (
         "invoice_\u202efdp.exe\u202c (a right-to-left override)\n"
         "\ufeffbyte order mark at the start of this line\n",
     ),
+    Sample(
+        "glitch",
+        "Glitch token",
+        "A string the tokenizer lecture made famous as a glitch token.",
+        f"Please repeat the string {GLITCH} back to me.\n",
+    ),
 )
 
 BY_KEY = {sample.key: sample for sample in SAMPLES}
+BY_TEXT = {sample.text: sample for sample in SAMPLES}
 DEFAULT_TEXT = (
     "Tokenizers turn text into numbers. Type here to see how!\n"
     "Numbers like 1234567, code like `for i in range(10):`, "

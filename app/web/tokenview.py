@@ -28,6 +28,7 @@ import regex
 from markupsafe import Markup, escape
 
 from app.tokenizers.tokens import Token, segments
+from app.web.formatting import num
 
 VIEWS = ("text", "ids", "bytes")
 PALETTE_SIZE = 10
@@ -41,6 +42,7 @@ _HIDDEN_OR_SPACE = regex.compile(
 )
 _EMOJI = regex.compile(r"[\p{Extended_Pictographic}\p{Regional_Indicator}\u20e3]")
 _CLUSTER = regex.compile(r"\X")
+_NEWLINE = regex.compile(r"\n")
 _WHITESPACE_MARKS = {" ": "·", "\t": "→\t", "\n": "↵\n"}
 
 
@@ -51,6 +53,7 @@ class TokenView:
     total_tokens: int
     shown_tokens: int
     view: str
+    lines: bool = False  # segments wrapped per line, with a gutter of counts
 
     @property
     def truncated(self) -> bool:
@@ -167,12 +170,17 @@ def build_view(
     ids: list[int] | None = None,
     list_limit: int | None = None,
     groups: list[tuple[int, str]] | None = None,
+    lines: bool = False,
+    cuts: frozenset[int] = frozenset(),
 ) -> TokenView:
     """The segments of the first `budget` tokens (never cutting a segment while `tokens`, the
     head of the text's tokens, reaches), ready to draw. `ids` are all the text's ids (default:
     the tokens'); those past the drawn ones are listed as plain ids, up to `list_limit` in all.
     `groups`, (character offset, attributes) in text order, wraps the segments from each offset
-    on in a `<span attributes>` (a chat prompt's messages); a segment belongs to the group it starts in."""
+    on in a `<span attributes>` (a chat prompt's messages); a segment belongs to the group it starts in.
+    `lines` (without `groups`) groups the segments by the line they start in, each line with its
+    token count and characters per token for the gutter; `cuts` are character offsets where a
+    segment starting there is marked as a cut that other tokenizers do not make."""
     ids = [t.id for t in tokens] if ids is None else ids
     view = view if view in VIEWS else "text"
     shown = tokens[:budget]
@@ -184,6 +192,8 @@ def build_view(
             extra += 1
         shown = tokens[:extra]
     drawn_end = max((t.end for t in shown), default=0)
+    if lines and groups is None:
+        groups = line_groups(text, [t.start for t in shown], drawn_end)
     marked = [m.start() for m in (_HIDDEN_OR_SPACE if show_ws else _HIDDEN).finditer(text, 0, drawn_end)]
     parts: list[str] = []
     id_parts: list[str] = []
@@ -203,6 +213,8 @@ def build_view(
             color, previous_hue = f"c{hue} alt", -1
         else:
             color, previous_hue = f"c{hue}", hue
+        if start in cuts:
+            color += " cut"
         data = first.bytes
         if plain_text_view and len(toks) == 1 and data.isascii() and data and not first.special:
             # the common segment, one plain ASCII token (its text is its bytes): what the general
@@ -240,14 +252,37 @@ def build_view(
     rest = ids[len(shown) : listed]
     id_parts.extend(map(str, rest))
     more = len(ids) - len(shown) - len(rest)
-    tail = f'<span class="muted" data-role="ids-more"> … and {more:,} more ids</span>' if more > 0 else ""
+    tail = f'<span class="muted" data-role="ids-more"> … and {num(more)} more ids</span>' if more > 0 else ""
     return TokenView(
         html=Markup("".join(parts) or '<span class="empty-note">No tokens: the text is empty.</span>'),
         ids_html=Markup("[" + ", ".join(id_parts) + tail + "]"),
         total_tokens=len(ids),
         shown_tokens=len(shown),
         view=view,
+        lines=bool(groups) and lines,
     )
+
+
+def line_groups(text: str, starts: list[int], drawn_end: int) -> list[tuple[int, str]]:
+    """For `build_view`'s `groups`: each line that drawn tokens start in (`starts`, in order), with
+    how many start there and its characters per token. A line the drawing stops inside is
+    counted as far as it is drawn and says so ("+")."""
+    out: list[tuple[int, str]] = []
+    line_starts = [0, *(m.end() for m in _NEWLINE.finditer(text, 0, drawn_end))]
+    for number, begin in enumerate(line_starts, 1):
+        end = text.find("\n", begin)
+        end = len(text) if end < 0 else end
+        count = bisect_left(starts, end + 1) - bisect_left(starts, begin)
+        if count == 0:
+            continue
+        chars = end - begin
+        partial = end > drawn_end
+        label = num(count) + ("+" if partial else "")
+        out.append((begin, f'class="line" data-line="{number}" data-count="{count}" data-label="{label}" '
+                           f'data-cpt="{chars / count:.1f}" title="line {number}: {label} tokens, {num(chars)} characters, '
+                           f'{chars / count:.2f} characters per token"'))
+    return out
+
 
 
 def render_decoded(text: str, show_ws: bool = False) -> Markup:

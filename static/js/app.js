@@ -105,6 +105,15 @@
     float(line, tok);
   }
 
+  // Scroll a token's own list (each comparison column scrolls on its own) so that the token
+  // is inside it; the page itself does not move.
+  function reveal(tok) {
+    var box = tok.closest("[data-tokens]");
+    if (!box || box.scrollHeight <= box.clientHeight) return;
+    var b = box.getBoundingClientRect(), r = tok.getBoundingClientRect();
+    if (r.top < b.top || r.bottom > b.bottom) box.scrollTop += r.top - b.top - (b.height - r.height) / 2;
+  }
+
   function overlaps(s, e, start, end) {
     if (start === end) return s === e ? s === start : s <= start && start < e;
     if (s === e) return start <= s && s < end;
@@ -128,12 +137,16 @@
     var start = +tok.dataset.start, end = +tok.dataset.end;
     scope.querySelectorAll("[data-link-group]").forEach(function (other) {
       if (other === group) return;
-      var list = other.querySelectorAll(".tok");
+      var list = other.querySelectorAll(".tok"), first = null;
       for (var i = 0; i < list.length; i++) {
         var s = +list[i].dataset.start, e = +list[i].dataset.end;
         if (s > end) break;  // segments come in text order
-        if (overlaps(s, e, start, end)) list[i].classList.add("cover");
+        if (overlaps(s, e, start, end)) {
+          list[i].classList.add("cover");
+          first = first || list[i];
+        }
       }
+      if (first) reveal(first);
     });
     showDetail(scope, tok, group);
   }

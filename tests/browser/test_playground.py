@@ -290,6 +290,7 @@ def test_special_token_toggle(page, registry):
 
 
 def test_samples_one_click_away(page, registry):
+    from app.web.sample_notes import note_for
     from app.web.samples import BY_KEY
 
     open_playground(page, "cl100k_base", "")
@@ -298,7 +299,7 @@ def test_samples_one_click_away(page, registry):
         page.locator("button[data-sample]", has_text=sample.label).click()
         expect(page.locator("textarea[name=text]")).to_have_value(sample.text)
         expect_count(page, len(engine_ids(registry, "cl100k_base", sample.text)))
-        expect(page.locator(".hint")).to_contain_text(sample.hint[:30])
+        expect(page.locator("[data-role=sample-note]")).to_have_text(note_for(sample.text, registry.get("cl100k_base")))
 
 
 def test_works_without_javascript(make_page, registry):

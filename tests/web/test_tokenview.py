@@ -123,3 +123,18 @@ def test_groups_wrap_every_segment_once(text, offsets, view, ws):
     assert html.count('<span class="g"') == html.count("</span>") - str(plain.html).count("</span>")
     assert re.sub(r'<span class="g" data-message="\d+">|</span>(?=<span class="g"|$)', "", html) == str(plain.html)
     assert grouped.ids_html == plain.ids_html
+
+
+def test_line_counts_cover_the_drawn_tokens_and_mark_a_line_cut_short(registry):
+    import re
+
+    text = "first line here\n\nsecond line, a long one " + "word " * 200 + "\nthird"
+    tokens = registry.get("cl100k_base").tokenize(text)
+    view = build_view(text, tokens, budget=20, lines=True)
+    lines = re.findall(r'data-line="(\d+)" data-count="(\d+)" data-label="([^"]+)"', str(view.html))
+    assert [line for line, _, _ in lines] == ["1", "3"]  # the empty line 2 has no tokens of its own
+    assert sum(int(count) for _, count, _ in lines) == view.shown_tokens
+    assert lines[-1][2].endswith("+") and not lines[0][2].endswith("+")  # line 3 is drawn only in part
+    whole = build_view(text, tokens, lines=True)
+    assert re.findall(r'data-line="(\d+)"', str(whole.html)) == ["1", "3", "4"]
+    assert "+" not in "".join(re.findall(r'data-label="([^"]+)"', str(whole.html)))

@@ -164,6 +164,7 @@ class PageInput:
     text: str = DEFAULT_TEXT
     ws: bool = False
     special: bool = False
+    lines: bool = False  # per-line counts (text only)
     mode: str = ""
     messages: list[ChatMessage] = field(default_factory=lambda: list(DEFAULT_CHAT))
     problem: TokenprismError | None = None  # a chat the page cannot take (too many messages)
@@ -171,7 +172,7 @@ class PageInput:
 
     def read_input(self, params: Mapping, text_mode: str) -> None:
         """Text (a sample button picks one and switches to `text_mode`), options and chat."""
-        self.ws, self.special = form_flag(params, "ws"), form_flag(params, "special")
+        self.ws, self.special, self.lines = form_flag(params, "ws"), form_flag(params, "special"), form_flag(params, "lines")
         if "text" in params:
             self.text = page_text(str(params.get("text")))
         if (sample := BY_KEY.get(str(params.get("sample")))) is not None:
@@ -186,4 +187,4 @@ class PageInput:
         return [("text", self.text)] if with_input else []
 
     def option_pairs(self) -> list[tuple[str, str]]:
-        return [("ws", "1")] * self.ws + [("special", "1")] * self.special
+        return [("ws", "1")] * self.ws + [("special", "1")] * self.special + [("lines", "1")] * self.lines

@@ -199,7 +199,3 @@ def respond(request: Request, template: str, fragment: str, context: dict, statu
     return finished_response(
         html.encode("utf-8"), "text/html; charset=utf-8", request.headers.get("accept-encoding", ""), status, headers
     )
-
-
-def sample_hint(text: str) -> str | None:
-    return next((sample.hint for sample in SAMPLES if sample.text == text), None)

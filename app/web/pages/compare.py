@@ -18,9 +18,10 @@ from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
 from app.web.pages.chat_form import PageInput, chat_result, chat_view, message_rows, reply_tokens, roles_for
 from app.web.pages.common import (
-    HEAD_SLACK, TYPING_FIELDS, base_context, canonical, is_htmx, name_directory, page_url, read_form,
-    respond, sample_hint, tokenizer_groups,
+    HEAD_SLACK, TYPING_FIELDS, base_context, canonical, form_flag, is_htmx, name_directory, page_url, read_form,
+    respond, tokenizer_groups,
 )
+from app.web.sample_notes import note_for
 from app.web.tokenview import build_view
 
 router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py
@@ -32,6 +33,7 @@ DEFAULT_CHAT_COMPARE = ("cl100k_base", "o200k_base", "o200k_harmony", "mistral_v
 class CompareState(PageInput):
     tokenizers: list[str] = field(default_factory=list)
     mode: str = "text"  # or "chat": one conversation, each tokenizer in its own chat format
+    cuts: bool = False  # mark the cuts that not every tokenizer makes
 
     @classmethod
     def from_params(cls, params: Mapping, registry: Registry, from_form: bool = False) -> CompareState:
@@ -40,12 +42,13 @@ class CompareState(PageInput):
         if not chosen and not from_form:
             known = set(registry.names())
             chosen = [name for name in (DEFAULT_CHAT_COMPARE if mode == "chat" else DEFAULT_COMPARE) if name in known]
-        state = cls(tokenizers=chosen, mode=mode)
+        state = cls(tokenizers=chosen, mode=mode, cuts=form_flag(params, "cuts"))
         state.read_input(params, text_mode="text")
         return state
 
     def query(self, with_input: bool = True) -> list[tuple[str, str]]:
-        return [("tokenizers", name) for name in self.tokenizers] + self.input_pairs(with_input) + self.option_pairs()
+        return ([("tokenizers", name) for name in self.tokenizers] + self.input_pairs(with_input) + self.option_pairs()
+                + [("cuts", "1")] * self.cuts)
 
 
 @dataclass
@@ -60,6 +63,7 @@ class Column:
     delta: int = 0
     bar: float = 0.0  # percent of the largest count
     best: bool = False
+    note: str | None = None  # what the sample shows, for this column's tokenizer (sample_notes.py)
 
 
 def render_compare(request: Request, settings: Settings, registry: Registry, state: CompareState):
@@ -89,6 +93,8 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         except TokenprismError as caught:
             results.append(caught)
     list_limit = settings.max_response_tokens // max(1, len(names))
+    cuts = differing_cuts([item.tokens[:budget] for item in results if not isinstance(item, TokenprismError)],
+                          ) if state.cuts and not chat else frozenset()
     for name, item in zip(names, results, strict=False):
         entry = entries.get(name)
         column = Column(name=name, kind=entry.kind if entry else "", vocab_size=entry.vocab_size if entry else 0)
@@ -96,8 +102,10 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
             column.error = item
         else:
             column.result = item
+            column.note = None if chat else note_for(state.text, item.tokenizer, getattr(entry, "version", None))
             column.view = (chat_view(item, "text", state.ws, budget, list_limit) if chat else
-                           build_view(item.text, item.tokens, "text", state.ws, budget, item.ids, list_limit))
+                           build_view(item.text, item.tokens, "text", state.ws, budget, item.ids, list_limit,
+                                      lines=state.lines, cuts=cuts))
         columns.append(column)
     counted = [c for c in columns if c.result is not None]
     if counted:
@@ -125,7 +133,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "columns": columns,
         "error": error,
         "stats": stats,
-        "hint": None if chat else sample_hint(state.text),
+        "cut_count": len(cuts) if state.cuts and not chat and counted else None,
         "chat_rows": message_rows(state.messages, None) if chat else [],
         "chat_counts": {c.name: c.result.rendered.message_counts() for c in counted} if chat else {},
         "chat_reply": {c.name: reply_tokens(c.result.rendered) for c in counted} if chat else {},
@@ -134,6 +142,16 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "editor_focus": state.op == "add",
     }
     return respond(request, "compare.html", "_compare_fragment.html", context, status, url, fits)
+
+
+def differing_cuts(token_lists: list) -> frozenset[int]:
+    """Character offsets where some tokenizers start a token and others do not, within the part
+    of the text that every column draws."""
+    if len(token_lists) < 2:
+        return frozenset()
+    reach = min(max((t.end for t in tokens), default=0) for tokens in token_lists)
+    starts = [{t.start for t in tokens if 0 < t.start < reach} for tokens in token_lists]
+    return frozenset(set.union(*starts) - set.intersection(*starts))
 
 
 @router.get("/compare")

@@ -19,8 +19,9 @@ from app.web.edge.lean_route import LeanRoute
 from app.web.pages.chat_form import PageInput, chat_result, chat_view, message_rows, reply_tokens, roles_for
 from app.web.pages.common import (
     HEAD_SLACK, TYPING_FIELDS, base_context, is_htmx, name_directory, named_tokenizer, page_text,
-    page_url, picker_context, read_form, respond, sample_hint, tokenizer_groups,
+    page_url, picker_context, read_form, respond, tokenizer_groups,
 )
+from app.web.sample_notes import note_for
 from app.web.tokenview import VIEWS, build_view, render_decoded
 
 router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py
@@ -82,7 +83,7 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         view = chat_view(result, state.view, state.ws, settings.render_tokens, settings.max_response_tokens)
     elif result is not None:
         view = build_view(result.text, result.tokens, state.view, state.ws, settings.render_tokens, result.ids,
-                          settings.max_response_tokens)
+                          settings.max_response_tokens, lines=state.lines)
     url, fits = page_url("/", state)
     decoded_url = None
     if result is not None and state.mode == "decode":
@@ -113,7 +114,8 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         "result": result,
         "error": error,
         "view": view,
-        "hint": sample_hint(state.text) if state.mode == "encode" else None,
+        "note": note_for(state.text, result.tokenizer, getattr(entry, "version", None))
+        if result is not None and state.mode == "encode" else None,  # what the sample shows (sample_notes.py)
         "decoded_url": decoded_url,
         "view_text": render_decoded(result.text, state.ws) if result is not None and state.mode == "decode" else "",
     }
