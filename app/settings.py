@@ -36,6 +36,8 @@ LIMITS: dict[str, tuple[int | float, int | float, str]] = {
     "max_queue": (1, 100_000, ""),
     "max_inflight_body_bytes": (1024, 10_000_000_000, ""),
     "max_upload_bytes": (1024, 1_000_000_000, ""),
+    "max_share_bytes": (1_024, 100_000_000, ""),
+    "max_share_store_bytes": (1_024, 1_000_000_000_000, ""),
 }
 
 
@@ -90,6 +92,12 @@ class Settings(BaseSettings):
     )
     max_inflight_body_bytes: int = Field(
         64_000_000, description="request body bytes one process holds at once, over all requests; more get a 503"
+    )
+    max_share_bytes: int = Field(
+        4_000_000, description="largest view one share stores (its canonical JSON); the default takes any text the pages take"
+    )
+    max_share_store_bytes: int = Field(
+        1_000_000_000, description="bytes all shares together may take in shares.sqlite3 (compressed); then 409 store_full"
     )
 
     def __init__(self, **values: Any):
@@ -149,6 +157,10 @@ class Settings(BaseSettings):
     @property
     def user_tokenizer_dir(self) -> Path:
         return self.data_dir / "tokenizers"
+
+    @property
+    def share_store_path(self) -> Path:
+        return self.data_dir / "shares.sqlite3"
 
 
 def _folder_problem(path: Path, want_file: bool = False) -> str | None:

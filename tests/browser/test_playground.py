@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.settings import Settings
+from app.web.assets import htmx_path
 from app.tokenizers.registry import default_registry
 
 from .helpers import SEGMENTS, drawn_ids, engine_ids, expect_count, open_playground, paste, query
@@ -382,7 +383,8 @@ def test_hostile_text_stays_inert(page, registry, how):
     expect(page.locator("textarea[name=text]")).to_have_value(text)
     page.wait_for_timeout(200)
     assert page.dialogs == []
-    assert page.locator("script").count() == 2  # htmx and app.js, nothing else
+    sources = page.locator("script").evaluate_all("els => els.map(e => e.src ? new URL(e.src).pathname : 'inline')")
+    assert sources == [f"/static/{htmx_path()}", "/static/js/app.js", "/static/js/share.js"]  # nothing else
 
 
 def test_security_headers_and_no_csp_violations(page):

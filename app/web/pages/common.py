@@ -174,6 +174,7 @@ def base_context(request: Request, settings: Settings, page: str) -> dict:
         "asset_version": asset_version(),
         "samples": SAMPLES,
         "settings": settings,
+        "share": getattr(request.state, "share", None),  # a shared view's link (app/web/share.py), for _share.html
     }
 
 
@@ -191,7 +192,7 @@ def history_headers(request: Request, url: str) -> dict[str, str]:
 def respond(request: Request, template: str, fragment: str, context: dict, status: int, url: str, fits: bool):
     """The page (or, for htmx, its fragment) rendered to a finished response; runs on a pool thread."""
     context["page_url"] = url
-    context["url_has_text"] = fits
+    context["url_has_text"] = fits or context.get("share") is not None  # a /s/{id} address holds it all
     headers = {"Vary": "HX-Request", "Cache-Control": "no-store"}
     if is_htmx(request):
         headers.update(history_headers(request, url))

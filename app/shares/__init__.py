@@ -1,0 +1,1 @@
+"""Shared views: page states stored content-addressed in SQLite (store.py). No web code here."""

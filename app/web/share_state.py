@@ -1,0 +1,174 @@
+"""A page's state as a share: what POST /api/share and /share take, the document the share
+store keeps (app/shares/store.py), and the state as JSON (GET /api/share/{id}).
+
+The document is the page's own address: `{"v": 1, "page": "playground" | "compare",
+"query": [[key, value], ...]}`, where `query` is exactly what `PlaygroundState.query()` or
+`CompareState.query()` write into a URL. Opening a share feeds those pairs to the same
+`from_params` that reads a URL, and the page's own render function draws it: there is no
+second renderer, and a share shows what the same URL would, had it fit. Two requests that
+give the same page state give the same document, hence the same id.
+
+Taken in: the page's form fields (what the page posts, plus `page`), or JSON with the same
+names (`PlaygroundShare`, `CompareShare`; chat messages as a list). Checked as the page
+would: tokenizer names resolve, a comparison has 2 to max_compare of them, the text or the
+chat within the text limit, at most 64 messages. The store checks the bytes. Left out:
+sharing the training or tokenizer pages, and a share's title or description.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, RootModel
+from starlette.datastructures import QueryParams
+
+from app.errors import InvalidInput
+from app.settings import Settings
+from app.shares.store import Share, ShareDamaged
+from app.tokenizers.registry import Registry
+from app.tokenizers.tokens import clean_text
+from app.web import engine_calls
+from app.web.pages.chat_form import MAX_PAGE_MESSAGES
+from app.web.pages.common import named_tokenizer
+from app.web.pages.compare import CompareState
+from app.web.pages.playground import DEFAULT_TOKENIZER, PlaygroundState
+from app.web.schemas import ChatMessageIn, Request, Response, TokenizerName, TokenizerNames
+
+PAGES = {"playground": "/", "compare": "/compare"}  # page -> its path
+DOC_VERSION = 1
+# The on/off options of each page: its state's bool fields, written `name=1` in its address
+# (tests/web/test_share_state.py checks that these are all of them).
+FLAGS = {"playground": ("ws", "special", "lines"), "compare": ("ws", "special", "lines", "cuts")}
+
+Messages = Annotated[
+    list[ChatMessageIn] | None,
+    Field(None, min_length=1, max_length=MAX_PAGE_MESSAGES,
+          description=f"The chat (with mode chat): at most {MAX_PAGE_MESSAGES} messages, as the page edits them."),
+]
+TEXT_DOC = "The text (modes encode/text). Omitted: the page's default text."
+
+
+class PlaygroundShare(Request):
+    page: Literal["playground"]
+    tokenizer: TokenizerName = DEFAULT_TOKENIZER
+    mode: Literal["encode", "decode", "chat"] = "encode"
+    text: str | None = Field(None, description=TEXT_DOC)
+    ids: str | list[int] | None = Field(None, description="The ids (mode decode): a JSON array, or a string as typed.")
+    view: Literal["text", "ids", "bytes"] = "text"
+    messages: Messages = None
+    ws: bool = False
+    special: bool = False
+    lines: bool = False
+
+
+class CompareShare(Request):
+    page: Literal["compare"]
+    tokenizers: TokenizerNames | None = Field(None, description="2 to max_compare names. Omitted: the page's default set.")
+    mode: Literal["text", "chat"] = "text"
+    text: str | None = Field(None, description=TEXT_DOC)
+    messages: Messages = None
+    ws: bool = False
+    special: bool = False
+    lines: bool = False
+    cuts: bool = False
+
+
+class ShareRequest(RootModel[Annotated[PlaygroundShare | CompareShare, Field(discriminator="page")]]):
+    """One page's state: the playground's or the comparison's fields, with `page` naming which."""
+
+    model_config = {"json_schema_extra": {"examples": [
+        {"page": "playground", "tokenizer": "cl100k_base", "text": "A long text ...", "view": "ids"},
+        {"page": "compare", "tokenizers": ["gpt2", "o200k_base"], "text": "A long text ...", "ws": True},
+    ]}}
+
+
+class ShareCreated(Response):
+    id: str | None = Field(description="The stored share's id; null when the address holds the whole view.")
+    url: str = Field(description="The link's path on this server: /s/{id}, or the page's own address.",
+                     examples=["/s/3f6c0a1d9b2e4c5f8a7b6c5d4e3f2a1b"])
+
+
+class SharedView(Response):
+    id: str
+    url: str
+    page: Literal["playground", "compare"]
+    state: dict[str, Any] = Field(description="The page's fields, as POST /api/share takes them (add `page`).")
+    created: str = Field(description="When it was first shared (UTC, ISO 8601).")
+    bytes: int = Field(description="The size of the stored view (its canonical JSON).")
+
+
+def json_pairs(body: PlaygroundShare | CompareShare) -> QueryParams:
+    """The JSON body as the page's form fields, for the page's own `from_params`."""
+    pairs: list[tuple[str, str]] = []
+    if isinstance(body, PlaygroundShare):
+        pairs += [("tokenizer", body.tokenizer), ("mode", body.mode), ("view", body.view)]
+        if body.ids is not None:
+            pairs.append(("ids", body.ids if isinstance(body.ids, str) else " ".join(map(str, body.ids))))
+    else:
+        pairs += [("tokenizers", name) for name in body.tokenizers or []] + [("mode", body.mode)]
+    if body.text is not None:
+        pairs.append(("text", body.text))
+    for message in body.messages or []:
+        pairs += [("role", message.role), ("name", message.name or ""), ("content", message.content)]
+    pairs += [(flag, "1") for flag in FLAGS[body.page] if getattr(body, flag)]
+    return QueryParams([(key, clean_text(value)) for key, value in pairs])  # JSON can carry lone surrogates
+
+
+def state_from(page: str, params: Mapping, registry: Registry, from_form: bool) -> PlaygroundState | CompareState:
+    """The page's state from form fields or query pairs, read by the page's own code."""
+    if page == "playground":
+        state = PlaygroundState.from_params(params)
+        state.tokenizer = named_tokenizer(registry, state.tokenizer, state.model)
+        return state
+    if page == "compare":
+        return CompareState.from_params(params, registry, from_form=from_form)
+    shown = page if len(page) <= 40 else page[:37] + "..."
+    raise InvalidInput(f"page {shown!r} cannot be shared; send page=playground or page=compare with the page's fields")
+
+
+def check_shareable(page: str, state, registry: Registry, settings: Settings) -> None:
+    """What the page would refuse is refused here too, before anything is stored."""
+    if page == "playground":
+        registry.resolve(state.tokenizer)
+    else:
+        engine_calls.check_tokenizer_names(state.tokenizers, registry, settings, minimum=2)
+    if state.mode == "chat":
+        if state.problem is not None:
+            raise state.problem
+        engine_calls.check_messages(state.messages, settings)
+    elif state.mode != "decode":  # ids are bounded by the share's byte cap
+        engine_calls.check_text(state.text, settings)
+
+
+def document(page: str, state) -> dict:
+    """What the store keeps: the page and its address query."""
+    return {"v": DOC_VERSION, "page": page, "query": [[key, value] for key, value in state.query()]}
+
+
+def opened(share: Share, registry: Registry) -> tuple[str, PlaygroundState | CompareState]:
+    """A stored document back as (page, state), through the same `from_params` a URL goes through."""
+    doc = share.document
+    query = doc.get("query")
+    if (doc.get("v") != DOC_VERSION or doc.get("page") not in PAGES or not isinstance(query, list)
+            or not all(isinstance(p, list) and len(p) == 2 and all(isinstance(v, str) for v in p) for p in query)):
+        raise ShareDamaged(f"the shared view {share.id} was stored in a form this server does not read; share it again")
+    page = doc["page"]
+    return page, state_from(page, QueryParams([tuple(pair) for pair in query]), registry, from_form=False)
+
+
+def state_json(page: str, state) -> dict:
+    """The state with the fields POST /api/share takes: only the input its mode shows."""
+    out: dict[str, Any] = {"tokenizer": state.tokenizer} if page == "playground" else {"tokenizers": state.tokenizers}
+    out["mode"] = state.mode
+    if page == "playground":
+        out["view"] = state.view
+    if state.mode == "chat":
+        out["messages"] = [{"role": m.role, "content": m.content, **({"name": m.name} if m.name is not None else {})}
+                           for m in state.messages]
+    elif state.mode == "decode":
+        out["ids"] = state.ids
+    else:
+        out["text"] = state.text
+    out.update((flag, getattr(state, flag)) for flag in FLAGS[page])
+    return out
