@@ -14,14 +14,14 @@ from fastapi.templating import Jinja2Templates
 
 from app.settings import Settings, get_settings
 from app.tokenizers.registry import Registry, default_registry
-from app.web import api, pages, share, tokenizer_store
+from app.web import api, pages, share, tokenizer_store, training
 from app.web.assets import STATIC_DIR, TEMPLATES_DIR, missing_assets
 from app.web.edge.bodies import install_body_schemas
 from app.web.deps import Services
 from app.web.edge.errors import install_error_handlers
 from app.web.formatting import install_filters
 from app.web.pool import WorkPool
-from app.web.edge.security import BodyLimit, HeadAsGet, SecurityHeaders
+from app.web.edge.security import BodyLimit, HeadAsGet, LargeBody, SecurityHeaders
 
 log = logging.getLogger("tokenprism")
 GIL_SWITCH_S = 0.001
@@ -52,11 +52,18 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
     # in a layer that re-matches every route of the router, twice per request.
     app.router.routes.extend([*api.ROUTES, *pages.router.routes, *tokenizer_store.router.routes])
     app.router.routes.extend(share.router.routes)  # sharing a view: /api/share, /share, /s/{id}
+    training.install(app)  # the BPE lab: /api/train, /train, merge replay; its job runner starts and stops with the app
     # Pages and token lists are compressed on the pool (json_body.py); this is for the rest.
     app.add_middleware(GZipMiddleware, minimum_size=2000, compresslevel=6)
     app.add_middleware(HeadAsGet)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, max_inflight=settings.max_inflight_body_bytes,
-                       uploads=("/api/tokenizers", settings.max_upload_bytes))
+                       uploads=[LargeBody("/api/tokenizers", settings.max_upload_bytes, "file_too_large",
+                                          f"the tokenizer file is over {settings.max_upload_bytes:,} bytes "
+                                          "(TOKENPRISM_MAX_UPLOAD_BYTES); send a smaller file"),
+                                LargeBody("/tokenizers", settings.max_upload_bytes, "file_too_large",  # the page's form
+                                          f"the tokenizer file is over {settings.max_upload_bytes:,} bytes "
+                                          "(TOKENPRISM_MAX_UPLOAD_BYTES); send a smaller file"),
+                                *training.large_bodies(settings)])
     app.add_middleware(SecurityHeaders)
     if missing := missing_assets():
         log.warning("static files missing (run `make setup`): %s", ", ".join(missing))

@@ -36,6 +36,10 @@ LIMITS: dict[str, tuple[int | float, int | float, str]] = {
     "max_queue": (1, 100_000, ""),
     "max_inflight_body_bytes": (1024, 10_000_000_000, ""),
     "max_upload_bytes": (1024, 1_000_000_000, ""),
+    "max_train_bytes": (1_024, 1_000_000_000, ""),
+    "max_train_vocab": (257, 1_048_576, "a vocabulary has the 256 bytes and at least one merge; 1048576 is the most a model has"),
+    "train_jobs": (1, 64, ""),
+    "train_queue": (0, 10_000, ""),
     "max_share_bytes": (1_024, 100_000_000, ""),
     "max_share_store_bytes": (1_024, 1_000_000_000_000, ""),
 }
@@ -87,6 +91,12 @@ class Settings(BaseSettings):
     max_upload_bytes: int = Field(
         48_000_000, description="largest tokenizer file a user may add (the largest shipped tokenizer.json is ~10 MB)"
     )
+    max_train_bytes: int = Field(
+        16_000_000, description="largest training corpus (UTF-8 bytes of all its texts and files) one web job takes"
+    )
+    max_train_vocab: int = Field(50_000, description="largest vocab_size a web training job may ask for")
+    train_jobs: int = Field(1, description="training jobs one server process runs at once, each in a child process")
+    train_queue: int = Field(4, description="training jobs that may wait for a free slot; more get a 503")
     admin_token: str | None = Field(
         None, description="when set, adding and removing tokenizers from the web needs 'Authorization: Bearer' it"
     )

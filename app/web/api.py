@@ -155,6 +155,9 @@ async def tokenize(request: Request):
     name = registry.resolve(body.tokenizer)
 
     def work() -> Response:
+        if body.merges is not None:  # the merge replay: a bpe tokenizer cut to its first k merges
+            text, listed = engine_calls.tokenize_merges(registry, settings, name, body.text, body.allow_special, body.merges)
+            return json_response(result_json(text, *listed, merges=body.merges), request.headers.get("accept-encoding", ""))
         text, [listed] = engine_calls.tokenize_listed(registry, settings, [name], body.text, body.allow_special)
         return json_response(result_json(text, *listed), request.headers.get("accept-encoding", ""))
 
@@ -195,11 +198,12 @@ async def chat(request: Request):
     return await pool.run(work, request=request)
 
 
-def result_json(text: str, tokenizer, ids: list[int], pieces: list[bytes]) -> str:
+def result_json(text: str, tokenizer, ids: list[int], pieces: list[bytes], merges: int | None = None) -> str:
     """One tokenize result (`schemas.TokenizeResponse`) as JSON text."""
     stats = dumps(text_stats(text, len(ids)).to_dict())
     tokens = token_list(ids, pieces, tokenizer.special_ids)
-    return f'{{"tokenizer":{dumps(tokenizer.name)},"count":{len(ids)},"tokens":{tokens},"stats":{stats}}}'
+    extra = "" if merges is None else f',"merges":{merges}'
+    return f'{{"tokenizer":{dumps(tokenizer.name)},"count":{len(ids)},"tokens":{tokens},"stats":{stats}{extra}}}'
 
 
 @api_post.post(

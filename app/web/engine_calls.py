@@ -104,6 +104,21 @@ def tokenize_listed(
     return text, [(t, ids, t.pieces_of(text, ids, allow_special)) for t, ids in encoded]
 
 
+def tokenize_merges(
+    registry: Registry, settings: Settings, name: str, text: str, allow_special: bool, merges: int
+) -> tuple[str, tuple[Tokenizer, list[int], list[bytes]]]:
+    """As `tokenize_listed` for one `bpe` tokenizer cut to its first `merges` merges (a 422 for
+    another kind, or `merges` past its merges): the merge replay (app/bpe/replay.py)."""
+    from app.bpe import replay
+
+    text = check_text(text, settings)
+    model = replay.bpe_model(registry, name)
+    cut = replay.with_first_merges(model, merges)
+    ids = cut.encode(text, allow_special)
+    budget_check({cut.name: len(ids)}, settings)
+    return text, (cut, ids, cut.pieces_of(text, ids, allow_special))
+
+
 def tokenize_head(
     registry: Registry, settings: Settings, name: str, text: str, allow_special: bool, head: int
 ) -> Tokenized:

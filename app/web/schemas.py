@@ -71,10 +71,15 @@ class TokenizeRequest(Request):
         description="The text to tokenize (lone surrogates become U+FFFD).", examples=["Hello, world! 👋"]
     )
     allow_special: AllowSpecial = False
+    merges: int | None = Field(
+        None, ge=0, description="`bpe` tokenizers only: use only the first k merges (0: raw bytes; the merge replay). "
+        "The ids equal the naive BPE encoder's with those merges; k over the tokenizer's merges is a 422."
+    )
 
     model_config = ConfigDict(
         json_schema_extra={
-            "examples": [{"tokenizer": "cl100k_base", "text": "Hello, world! 👋", "allow_special": False}]
+            "examples": [{"tokenizer": "cl100k_base", "text": "Hello, world! 👋", "allow_special": False},
+                         {"tokenizer": "tokenprism_4k", "text": "the cat sat", "merges": 10}]
         }
     )
 
@@ -285,6 +290,7 @@ class TokenizeResponse(Response):
     count: int
     tokens: list[TokenOut]
     stats: StatsOut
+    merges: int | None = Field(None, description="The merges used, when the request limited them.")
 
 
 class CompareResponse(Response):

@@ -38,12 +38,21 @@ def _is_json(content_type: str) -> bool:
 
 
 async def read_json(request: Request, model: type[M]) -> M:
+    check_json_type(request)
+    return parse_json(await request.body(), model)
+
+
+def check_json_type(request: Request) -> None:
     content_type = request.headers.get("content-type", "")
     if content_type != "application/json" and not _is_json(content_type):
         raise UnsupportedMediaType(
             f"the body's Content-Type is {content_type or 'missing'!r}; send JSON with Content-Type: application/json"
         )
-    raw = await request.body()
+
+
+def parse_json(raw: bytes, model: type[M]) -> M:
+    """The body `raw` parsed and validated as `model`, failing as `read_json` does (for a large
+    body, call it on a thread: POST /api/train does)."""
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as error:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 DRAIN_BYTES = 64 * 1024 * 1024  # most bytes of an oversized body read and dropped before the 413
 UPLOAD_FORM_SLACK = 64 * 1024  # an upload's form fields and multipart framing, beyond the file itself
@@ -52,29 +54,41 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-class BodyLimit:
-    """At most `max_bytes` per request body (413), and at most `max_inflight` body bytes held
-    by all requests of this process together (503 `server_busy`): without the second bound,
-    many concurrent large bodies could hold any amount of memory before a worker is free."""
+@dataclass(frozen=True)
+class LargeBody:
+    """POSTs to `path` may carry `max_bytes` (plus UPLOAD_FORM_SLACK for the form's other fields
+    and framing) instead of the general limit; larger is a 413 with `code` and `message`."""
 
-    def __init__(self, app, max_bytes: int, max_inflight: int, uploads: tuple[str, int] | None = None):
+    path: str
+    max_bytes: int
+    code: str
+    message: str
+
+
+class BodyLimit:
+    """At most `max_bytes` per request body (413), or a route's own bound (`LargeBody`: uploads,
+    training corpora), and at most `max_inflight` body bytes held by all requests of this
+    process together (503 `server_busy`): without the second bound, many concurrent large
+    bodies could hold any amount of memory before a worker is free."""
+
+    def __init__(self, app, max_bytes: int, max_inflight: int, uploads: Iterable[LargeBody] = ()):
         self.app = app
         self.max_bytes = max_bytes
         self.max_inflight = max_inflight
-        self.upload_path, self.upload_bytes = uploads or ("", max_bytes)  # POSTs to this path may be larger
+        self.large = {entry.path: entry for entry in uploads}  # POSTs to these paths may be larger
         self.inflight = 0
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        is_upload = scope["path"] == self.upload_path and scope["method"] == "POST"
-        max_bytes = self.upload_bytes + UPLOAD_FORM_SLACK if is_upload else self.max_bytes
+        large = self.large.get(scope["path"]) if scope["method"] == "POST" else None
+        max_bytes = large.max_bytes + UPLOAD_FORM_SLACK if large else self.max_bytes
         declared = dict(scope.get("headers", [])).get(b"content-length")
         declared = int(declared) if declared is not None and declared.isdigit() else None
         if declared is not None and declared > max_bytes:
             if declared <= DRAIN_BYTES:
                 await self._drain(receive, 0)
-            return await self._refuse(send, is_upload)
+            return await self._refuse(send, large)
         held = declared or 0
         if held and self.inflight + held > self.max_inflight:
             await self._drain(receive, 0)
@@ -95,7 +109,7 @@ class BodyLimit:
                     held = received
                 if received > max_bytes or self.inflight > self.max_inflight:
                     # End the body here; whatever the app answers is replaced by the refusal.
-                    refusal = (lambda send: self._refuse(send, is_upload)) if received > max_bytes else self._busy
+                    refusal = (lambda send: self._refuse(send, large)) if received > max_bytes else self._busy
                     if message.get("more_body"):
                         await self._drain(receive, received)
                     return {"type": "http.request", "body": b"", "more_body": False}
@@ -122,10 +136,9 @@ class BodyLimit:
             if not message.get("more_body"):
                 return
 
-    async def _refuse(self, send, is_upload: bool = False):
-        if is_upload:
-            await _error(send, 413, "file_too_large", f"the tokenizer file is over {self.upload_bytes:,} bytes "
-                         "(TOKENPRISM_MAX_UPLOAD_BYTES); send a smaller file")
+    async def _refuse(self, send, large: LargeBody | None = None):
+        if large:
+            await _error(send, 413, large.code, large.message)
         else:
             await _error(send, 413, "body_too_large", f"request body is over {self.max_bytes:,} bytes; send a smaller text")
 

@@ -1,0 +1,178 @@
+"""Job state in SQLite (`<data dir>/jobs.sqlite3`, the standard library's sqlite3).
+
+One row per job: its kind, the tokenizer name, its status (queued, running, done,
+failed, cancelled, interrupted), progress (merges done of total, and the phase:
+starting, counting, merging, saving), times, the spec and the result as JSON, an error, and the
+owner: the runner (one per process) that runs it. WAL mode, so readers never wait for
+the writer, and a busy timeout, so the processes sharing a data directory (uvicorn
+workers, the CLI) take turns instead of failing. Every change of status is one
+conditional UPDATE, so a cancel and the end of a job cannot both win.
+
+Finished jobs are kept (the newest MAX_KEPT) so a job page still reads after a restart.
+Left out: a schema migration scheme (one table; a new column would need one).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+ACTIVE = ("queued", "running")
+STATUSES = ("queued", "running", "done", "failed", "cancelled", "interrupted")
+MAX_KEPT = 1_000
+BUSY_TIMEOUT_MS = 10_000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    status TEXT NOT NULL,
+    phase TEXT NOT NULL DEFAULT '',
+    spec TEXT NOT NULL,
+    merges_done INTEGER NOT NULL DEFAULT 0,
+    merges_total INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL,
+    started REAL,
+    finished REAL,
+    owner TEXT NOT NULL,
+    error_code TEXT,
+    error TEXT,
+    result TEXT
+);
+CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs (status);
+"""
+_ACTIVE_SQL = "status IN ('queued', 'running')"
+
+
+class JobStore:
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        # Two connections shared by the threads of this process, each under its own lock: writes
+        # may wait (busy timeout) for another process's write; reads never wait for a write in WAL
+        # mode, so a status read on the event loop is never stuck behind one.
+        self._db, self._reader = (sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                                                  check_same_thread=False) for _ in range(2))
+        self._lock, self._read_lock = threading.Lock(), threading.Lock()
+        with self._lock:
+            self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.executescript(_SCHEMA)
+        self._reader.row_factory = sqlite3.Row
+        self._reader.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+    def close(self) -> None:
+        with self._lock, self._read_lock:
+            self._db.close()
+            self._reader.close()
+
+    def _write(self, sql: str, args: tuple = ()) -> int:
+        with self._lock:
+            return self._db.execute(sql, args).rowcount
+
+    def _read(self, sql: str, args: tuple = ()) -> list[dict]:
+        with self._read_lock:
+            return [dict(row) for row in self._reader.execute(sql, args).fetchall()]
+
+    # -- creating and reading ----------------------------------------------------------
+
+    def create(self, job_id: str, kind: str, name: str, spec: str, merges_total: int, owner: str,
+               status: str = "queued") -> None:
+        now = time.time()
+        self._write(
+            "INSERT INTO jobs (id, kind, name, status, spec, merges_total, created, started, owner) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (job_id, kind, name, status, spec, merges_total, now, now if status == "running" else None, owner),
+        )
+        self._write(
+            f"DELETE FROM jobs WHERE NOT {_ACTIVE_SQL} AND id NOT IN "
+            f"(SELECT id FROM jobs WHERE NOT {_ACTIVE_SQL} ORDER BY created DESC LIMIT ?)",
+            (MAX_KEPT,),
+        )
+
+    def get(self, job_id: str) -> dict | None:
+        rows = self._read("SELECT * FROM jobs WHERE id = ?", (job_id,))
+        if not rows:
+            return None
+        row = rows[0]
+        row["result"] = json.loads(row["result"]) if row["result"] else None
+        return row
+
+    def active(self) -> list[dict]:
+        return self._read(f"SELECT id, name, status, owner FROM jobs WHERE {_ACTIVE_SQL} ORDER BY created")
+
+    def name_in_use(self, name: str) -> bool:
+        return bool(self._read(f"SELECT 1 FROM jobs WHERE name = ? AND {_ACTIVE_SQL} LIMIT 1", (name,)))
+
+    def recent(self, limit: int = 10) -> list[dict]:
+        return self._read("SELECT id, name, status, merges_done, merges_total, created FROM jobs "
+                          "ORDER BY created DESC LIMIT ?", (limit,))
+
+    # -- changes of state: each a conditional UPDATE ------------------------------------
+
+    def start(self, job_id: str) -> bool:
+        """queued -> running; False if it is no longer queued (cancelled meanwhile)."""
+        return self._write("UPDATE jobs SET status = 'running', phase = 'starting', started = ? "
+                           "WHERE id = ? AND status = 'queued'", (time.time(), job_id)) == 1
+
+    def set_phase(self, job_id: str, phase: str) -> None:
+        self._write("UPDATE jobs SET phase = ? WHERE id = ? AND status = 'running' AND phase != 'saving'", (phase, job_id))
+
+    def progress(self, job_id: str, done: int, total: int) -> None:
+        self._write("UPDATE jobs SET merges_done = ?, merges_total = ?, phase = 'merging' "
+                    "WHERE id = ? AND status = 'running' AND phase != 'saving'", (done, total, job_id))
+
+    def begin_saving(self, job_id: str) -> bool:
+        """running -> saving (a cancel can no longer win); False if it was cancelled first."""
+        return self._write("UPDATE jobs SET phase = 'saving' WHERE id = ? AND status = 'running'", (job_id,)) == 1
+
+    def finish(self, job_id: str, status: str, *, result: dict | None = None, error: tuple[str, str] | None = None,
+               merges: int | None = None) -> bool:
+        """An active job ends as `status`; False if it had ended already (a cancel came first)."""
+        code, message = error or (None, None)
+        extra, args = "", ()
+        if merges is not None:  # done: the merges it made are the whole of it
+            extra, args = ", merges_done = ?, merges_total = ?", (merges, merges)
+        return self._write(
+            f"UPDATE jobs SET status = ?, finished = ?, error_code = ?, error = ?, result = ?{extra} "
+            f"WHERE id = ? AND {_ACTIVE_SQL}",
+            (status, time.time(), code, message, json.dumps(result) if result is not None else None, *args, job_id),
+        ) == 1
+
+    def cancel(self, job_id: str) -> bool:
+        """queued or running (not yet saving) -> cancelled."""
+        return self._write(
+            f"UPDATE jobs SET status = 'cancelled', finished = ?, error_code = 'cancelled', "
+            f"error = 'cancelled before it finished; nothing was saved' "
+            f"WHERE id = ? AND {_ACTIVE_SQL} AND phase != 'saving'", (time.time(), job_id),
+        ) == 1
+
+    def interrupt(self, job_id: str, message: str) -> bool:
+        return self.finish(job_id, "interrupted", error=("interrupted", message))
+
+
+def public(row: dict) -> dict:
+    """A job as the API shows it."""
+    spec = json.loads(row["spec"])
+    end = row["finished"] or (time.time() if row["status"] in ACTIVE else None)
+    out = {
+        "job": row["id"],
+        "status": row["status"],
+        "phase": row["phase"] if row["status"] == "running" else None,
+        "name": row["name"],
+        "merges_done": row["merges_done"],
+        "merges_total": row["merges_total"],
+        "elapsed_s": round(max(end - row["started"], 0.0), 2) if row["started"] and end else 0.0,
+        "spec": {key: spec[key] for key in ("vocab_size", "pattern", "special_tokens", "replace")},
+    }
+    if row["status"] == "done":
+        out["tokenizer"] = row["name"]
+        out["summary"] = row["result"]
+    if row["error"]:
+        out["error"] = {"code": row["error_code"], "message": row["error"]}
+    return out
