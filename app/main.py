@@ -14,7 +14,7 @@ from fastapi.templating import Jinja2Templates
 
 from app.settings import Settings, get_settings
 from app.tokenizers.registry import Registry, default_registry
-from app.web import api, pages, share, tokenizer_store, training
+from app.web import api, inspector, pages, share, tokenizer_store, training
 from app.web.assets import STATIC_DIR, TEMPLATES_DIR, missing_assets
 from app.web.edge.bodies import install_body_schemas
 from app.web.deps import Services
@@ -51,6 +51,7 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
     # The routes go straight into the app's own list: FastAPI wraps each `include_router`
     # in a layer that re-matches every route of the router, twice per request.
     app.router.routes.extend([*api.ROUTES, *pages.router.routes, *tokenizer_store.router.routes])
+    app.router.routes.extend(inspector.router.routes)  # token inspector, vocabulary browser: /tokenizers/{name}/...
     app.router.routes.extend(share.router.routes)  # sharing a view: /api/share, /share, /s/{id}
     training.install(app)  # the BPE lab: /api/train, /train, merge replay; its job runner starts and stops with the app
     # Pages and token lists are compressed on the pool (json_body.py); this is for the rest.

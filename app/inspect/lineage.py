@@ -1,0 +1,212 @@
+"""Where a token comes from: its two merge parents, its rank and score, for every kind.
+
+`lineage_for(tokenizer, index)` picks the rule of the tokenizer's kind:
+
+- tiktoken-style ranks (gpt2, cl100k_base, o200k_base, o200k_harmony, mistral_tekken,
+  qwen3_6, uploaded .tiktoken files): the merges behind the ranks, recovered by the C
+  extension (`recover_merges`, as `model.recover_pairs` does): a token's pair is what BPE
+  with only lower ranks makes of its bytes. The C pass stops at the first token whose
+  bytes do not merge into two (qwen3_6 has many: whole Chinese phrases added to the
+  vocabulary); from there each token is worked out on demand, the same way in Python on
+  the bytes -> rank table (what tiktoken itself merges by). A token that BPE never builds
+  from its own bytes (tiktoken only emits it when a whole chunk equals it) gets the split
+  into two lower-ranked tokens that merge earliest, marked `how="split"`.
+- our own BPE: its merges. Hugging Face BPE: the file's merges (a token made by several
+  merges takes the first); rank = the merge's index.
+- SentencePiece BPE: the pieces that build the piece, found by replaying SentencePiece's
+  BPE on the piece's own text (merge the adjacent pair whose joined piece has the best
+  score), using only pieces of lower rank (= better score).
+- WordPiece, Unigram (Hugging Face or SentencePiece) and WordLevel have no merges: `note`
+  says why; Unigram pieces have a score.
+
+A rank is the merge order (lower merges first); bytes, base characters and special tokens
+have none, or, for tiktoken, their own low rank. Every parent has a lower rank than its
+child or none. Reads the backends' own tables (the library objects behind the Hugging Face
+and SentencePiece tokenizers); no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from array import array
+from bisect import bisect_left
+from typing import NamedTuple
+
+from app.bpe import _core
+from app.inspect.vocab import VocabIndex
+from app.tokenizers.base import Tokenizer
+
+BYTE_NOTE = "a single byte: the bottom of every merge tree"
+SPECIAL_NOTE = "a special token: added whole, never merged"
+BASE_NOTE = "a base symbol: BPE starts from these and merges upwards"
+NO_SPLIT_NOTE = "no two lower-ranked tokens join to it"
+KIND_NOTES = {
+    "WordPiece": "WordPiece has no merges: it matches the longest vocabulary entry, left to right",
+    "Unigram": "Unigram has no merges: it picks the most probable split by its pieces' scores",
+    "WordLevel": "WordLevel has no merges: it maps whole words to ids",
+    "sentencepiece-unigram": "a Unigram SentencePiece model has no merges: it picks the most probable split by scores",
+    "sentencepiece-other": "this SentencePiece model is not BPE: it has no merges",
+}
+
+
+class Parents(NamedTuple):
+    left: int
+    right: int
+    how: str  # "merge": the pair BPE joins last; "split": not built by BPE from its own bytes
+
+
+class Lineage:
+    """No merges at all (the base of every rule); `kind_note` says why, `scores` are a Unigram's."""
+
+    def __init__(self, index: VocabIndex, kind_note: str | None = None, scores: dict[int, float] | None = None):
+        self.index = index
+        self.kind_note = kind_note
+        self._scores = scores or {}
+
+    def parents(self, token_id: int) -> Parents | None:
+        return None
+
+    def rank(self, token_id: int) -> int | None:
+        return None
+
+    def score(self, token_id: int) -> float | None:
+        return self._scores.get(token_id)
+
+    def note(self, token_id: int) -> str | None:
+        """Why `token_id` has no parents."""
+        if self.index.is_special(token_id):
+            return SPECIAL_NOTE
+        return self.kind_note or BASE_NOTE
+
+
+class RankedLineage(Lineage):
+    """tiktoken-style ranks: regular tokens in id order are ranks 0, 1, 2, ...; 0..255 the bytes."""
+
+    def __init__(self, index: VocabIndex):
+        super().__init__(index)
+        special, everything = index.special, index.pieces()
+        regular = [p for p in range(len(index)) if p not in special]
+        self._rank_ids = array("i", (index.ids[p] for p in regular))
+        pieces = [everything[p] for p in regular] if special else everything  # rank -> bytes, for the C pass only
+        self._memo: dict[int, Parents | None] = {}
+        self._ranks: dict[bytes, int] | None = None  # bytes -> rank, built when the C pass stopped short
+        base = pieces[:256]
+        self._bytes_first = len(base) == 256 and sorted(base) == [bytes([b]) for b in range(256)]
+        self._left = self._right = array("i")
+        if self._bytes_first:
+            byte_ids = bytearray(256)
+            for rank, piece in enumerate(base):
+                byte_ids[piece[0]] = rank
+            pairs = _core.recover_merges(bytes(byte_ids), pieces[256:])
+            self._left = array("i", (a for a, _ in pairs))
+            self._right = array("i", (b for _, b in pairs))
+        self._recovered = 256 + len(self._left) if self._bytes_first else 0
+
+    def rank(self, token_id: int) -> int | None:
+        at = bisect_left(self._rank_ids, token_id)
+        return at if at < len(self._rank_ids) and self._rank_ids[at] == token_id else None
+
+    def parents(self, token_id: int) -> Parents | None:
+        rank = self.rank(token_id)
+        if rank is None or (self._bytes_first and rank < 256):
+            return None
+        if rank < self._recovered:
+            pair = (self._left[rank - 256], self._right[rank - 256])
+            return Parents(self._rank_ids[pair[0]], self._rank_ids[pair[1]], "merge")
+        if rank not in self._memo:
+            self._memo[rank] = self._work_out(rank)
+        return self._memo[rank]
+
+    def note(self, token_id: int) -> str | None:
+        rank = self.rank(token_id)
+        if rank is None:
+            return SPECIAL_NOTE
+        return BYTE_NOTE if self._bytes_first and rank < 256 else NO_SPLIT_NOTE
+
+    def _work_out(self, rank: int) -> Parents | None:
+        if self._ranks is None:
+            self._ranks = {self.index.bytes_of(token_id): r for r, token_id in enumerate(self._rank_ids)}
+        ranks, data = self._ranks, self.index.bytes_of(self._rank_ids[rank])
+        parts = [data[i : i + 1] for i in range(len(data))]
+        while len(parts) > 2:  # BPE with the ranks below `rank`: the lowest pair first, leftmost on ties
+            best, at = rank, -1
+            for i in range(len(parts) - 1):
+                found = ranks.get(parts[i] + parts[i + 1], rank)
+                if found < best:
+                    best, at = found, i
+            if at < 0:
+                break
+            parts[at : at + 2] = [parts[at] + parts[at + 1]]
+        if len(parts) == 2 and ranks.get(parts[0], rank) < rank and ranks.get(parts[1], rank) < rank:
+            return Parents(self._rank_ids[ranks[parts[0]]], self._rank_ids[ranks[parts[1]]], "merge")
+        splits = [(max(left, right), cut, left, right) for cut in range(1, len(data))
+                  if (left := ranks.get(data[:cut], rank)) < rank and (right := ranks.get(data[cut:], rank)) < rank]
+        if not splits:
+            return None
+        _, _, left, right = min(splits)
+        return Parents(self._rank_ids[left], self._rank_ids[right], "split")
+
+
+class TableLineage(Lineage):
+    """Parents and ranks from a merge table: our own BPE and Hugging Face BPE."""
+
+    def __init__(self, index: VocabIndex, merges: list[tuple[int, int, int]], base_note: str = BASE_NOTE):
+        super().__init__(index)  # merges: (left id, right id, made id), in merge order
+        size = index.ids[-1] + 1 if len(index) else 0
+        self._left = array("i", [-1]) * size
+        self._right = array("i", [-1]) * size
+        self._rank = array("i", [-1]) * size
+        self._base_note = base_note
+        for order, (left, right, made) in enumerate(merges):
+            if 0 <= made < size and self._rank[made] < 0:
+                self._left[made], self._right[made], self._rank[made] = left, right, order
+
+    def parents(self, token_id: int) -> Parents | None:
+        if not 0 <= token_id < len(self._rank) or self._rank[token_id] < 0:
+            return None
+        return Parents(self._left[token_id], self._right[token_id], "merge")
+
+    def rank(self, token_id: int) -> int | None:
+        return self._rank[token_id] if 0 <= token_id < len(self._rank) and self._rank[token_id] >= 0 else None
+
+    def note(self, token_id: int) -> str | None:
+        return SPECIAL_NOTE if self.index.is_special(token_id) else self._base_note
+
+
+def lineage_for(tokenizer: Tokenizer, index: VocabIndex) -> Lineage:
+    from app.bpe.model import BPETokenizer
+    from app.tokenizers.huggingface_backend import HuggingFaceTokenizer
+    from app.tokenizers.sentencepiece_backend import SentencePieceTokenizer
+
+    if isinstance(tokenizer, BPETokenizer):
+        merges = [(left, right, made) for (left, right), made in tokenizer.merges.items()]
+        return TableLineage(index, merges, BYTE_NOTE)
+    if isinstance(tokenizer, HuggingFaceTokenizer):
+        return _huggingface(tokenizer, index)
+    if isinstance(tokenizer, SentencePieceTokenizer):
+        from app.inspect.sentencepiece import sentencepiece_lineage
+
+        return sentencepiece_lineage(tokenizer, index)
+    if tokenizer.kind == "tiktoken":
+        return RankedLineage(index)
+    return Lineage(index, f"tokenprism does not know the merges of a {tokenizer.kind} tokenizer")
+
+
+def _huggingface(tokenizer, index: VocabIndex) -> Lineage:
+    library = tokenizer._plain  # the tokenizers.Tokenizer the backend built
+    model = json.loads(library.model.__getstate__())
+    kind = model.get("type")
+    if kind == "Unigram":
+        scores = {library.token_to_id(piece): score for piece, score in model.get("vocab", [])}
+        return Lineage(index, KIND_NOTES["Unigram"], scores)
+    if kind != "BPE":
+        return Lineage(index, KIND_NOTES.get(kind, f"a {kind} model has no merges"))
+    vocab = model.get("vocab", {})
+    prefix = model.get("continuing_subword_prefix") or ""
+    merges = []
+    for merge in model.get("merges", []):
+        left, right = merge.split(" ", 1) if isinstance(merge, str) else merge
+        joined = left + (right[len(prefix):] if prefix and right.startswith(prefix) else right)
+        if left in vocab and right in vocab and joined in vocab:
+            merges.append((vocab[left], vocab[right], vocab[joined]))
+    return TableLineage(index, merges)

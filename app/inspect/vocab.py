@@ -1,0 +1,230 @@
+"""A tokenizer's vocabulary as one searchable index: exact, prefix, substring, regex, id.
+
+Built once per tokenizer (see `cache.py`), from the tokenizer's own `id_to_bytes` for
+every id it has (`has_id`), so a token's bytes here are the bytes everything else shows.
+Positions 0..n-1 stand for the ids in ascending order (`ids[p]`; an id is a position
+only where the vocabulary has no gaps). What is kept (about 10 bytes a token plus the
+bytes themselves):
+
+- `blob`, every token's bytes joined, and `starts`, where each begins (array of n + 1);
+- `by_bytes`, the positions sorted by (bytes, id): exact and prefix lookups bisect it;
+- for substring search, built on the first one: `text`, the blob as Latin-1 characters
+  with U+0100 between tokens (a character no token and no query can hold, so a match
+  never spans two tokens), and for each byte value the positions of the tokens holding
+  it. A one-byte query is that list; a longer one walks the shortest list of its bytes
+  or, when that list is long, `str.find`s through `text` token by token. Either way the
+  answer is every token whose bytes contain the query, in id order (tested against a
+  full scan);
+- the stats, on first use: tokens by byte length, whole words with a leading space, tokens that are
+  not valid UTF-8 on their own, special tokens.
+
+Regex search runs the pattern over each token's text (its bytes as UTF-8, a byte that is
+no whole character as U+FFFD; the texts are made on the first regex search and kept)
+under a time budget: the regex module's `timeout` for each token, and the whole scan. No I/O and no web code here.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from array import array
+from bisect import bisect_left, bisect_right
+from itertools import islice
+
+import regex
+
+from app.errors import InvalidInput
+from app.tokenizers.base import Tokenizer
+
+SEPARATOR = "\u0100"  # never in a token's Latin-1 text, nor in a query's
+WALK_LIMIT = 30_000  # a candidate list up to this long is checked token by token; longer: str.find
+_WORD = regex.compile(r" [\p{L}\p{M}]+")
+
+
+class VocabIndex:
+    def __init__(self, tokenizer: Tokenizer):
+        self.name = tokenizer.name
+        special_ids = tokenizer.special_ids
+        self.ids = array("i", (i for i in range(tokenizer.vocab_size) if tokenizer.has_id(i)))
+        if tokenizer.kind in ("tiktoken", "bpe"):  # their token_bytes is id_to_bytes, id by id, only faster
+            pieces = tokenizer.token_bytes(self.ids.tolist())
+        else:  # SentencePiece and Hugging Face join a sequence's pieces by their own rules
+            pieces = [tokenizer.id_to_bytes(i) for i in self.ids]
+        self.blob = b"".join(pieces)
+        starts = array("I", [0])
+        total = 0
+        for piece in pieces:
+            total += len(piece)
+            starts.append(total)
+        self.starts = starts
+        self.special = frozenset(p for p, i in enumerate(self.ids) if i in special_ids)  # positions
+        self.by_bytes = array("I", sorted(range(len(pieces)), key=pieces.__getitem__))  # stable: id order on ties
+        self._stats: dict | None = None
+        self._text: str | None = None
+        self._text_starts: array | None = None
+        self._holding: list[array] | None = None
+        self._decoded: list[str] | None = None
+        self._tables_lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def stats(self) -> dict:
+        """Computed on first use (the same bytes lookups of other tokenizers do not need them)."""
+        if self._stats is None:
+            self._stats = _stats(self.pieces(), self.special)
+        return self._stats
+
+    # -- one token ------------------------------------------------------------------------
+
+    def pieces(self) -> list[bytes]:
+        """Every token's bytes, in position order."""
+        blob, starts = self.blob, self.starts
+        return [blob[a:b] for a, b in zip(starts, islice(starts, 1, None))]
+
+    def piece(self, position: int) -> bytes:
+        return self.blob[self.starts[position] : self.starts[position + 1]]
+
+    def position(self, token_id: int) -> int | None:
+        at = bisect_left(self.ids, token_id)
+        return at if at < len(self.ids) and self.ids[at] == token_id else None
+
+    def bytes_of(self, token_id: int) -> bytes:
+        return self.piece(self.position(token_id))
+
+    def is_special(self, token_id: int) -> bool:
+        return self.position(token_id) in self.special
+
+    def exact(self, data: bytes, special: bool | None = None) -> list[int]:
+        """Ids of the tokens whose bytes are `data` (several where a vocabulary repeats bytes,
+        such as a SentencePiece byte piece and a character piece), special ones only or
+        regular ones only when `special` says so."""
+        low = bisect_left(self.by_bytes, data, key=self.piece)
+        found = []
+        for position in self.by_bytes[low:]:
+            if self.piece(position) != data:
+                break
+            if special is None or (position in self.special) == special:
+                found.append(self.ids[position])
+        return found
+
+    # -- searches: each returns positions in ascending order -------------------------------
+
+    def prefix(self, query: bytes) -> list[int]:
+        low = bisect_left(self.by_bytes, query, key=self.piece)
+        upper = _successor(query)
+        high = len(self.by_bytes) if upper is None else bisect_left(self.by_bytes, upper, key=self.piece)
+        return sorted(self.by_bytes[low:high])
+
+    def substring(self, query: bytes) -> list[int]:
+        if not query:
+            return list(range(len(self.ids)))
+        holding = self._search_tables()
+        if len(query) == 1:
+            return list(holding[query[0]])
+        shortest = min((holding[byte] for byte in set(query)), key=len)
+        if len(shortest) <= WALK_LIMIT:
+            blob, starts = self.blob, self.starts
+            return [p for p in shortest if blob.find(query, starts[p], starts[p + 1]) >= 0]
+        return self._find_all(query.decode("latin-1"))
+
+    def regex(self, pattern: str, budget_s: float) -> list[int]:
+        """Positions whose text `pattern` matches somewhere; InvalidInput for a bad pattern or
+        one that takes more than `budget_s` over the whole vocabulary."""
+        try:
+            compiled = regex.compile(pattern)
+        except (regex.error, OverflowError, RecursionError) as error:
+            raise InvalidInput(f"q is not a valid regular expression: {error}; fix the pattern, "
+                               "or search with mode=substring for the text as it is") from None
+        texts = self._texts()
+        deadline = time.monotonic() + budget_s
+        found, search = [], compiled.search
+        try:
+            for position, text in enumerate(texts):
+                if not position % 1024 and time.monotonic() > deadline:
+                    raise TimeoutError
+                if search(text, timeout=budget_s):
+                    found.append(position)
+        except TimeoutError:
+            raise InvalidInput(f"the regular expression took more than {budget_s:g} s over the vocabulary; "
+                               "make it simpler (fewer nested repeats), or use mode=substring") from None
+        return found
+
+    def _texts(self) -> list[str]:
+        """Every token's text, made on the first regex search (about 60 bytes a token) and kept."""
+        if self._decoded is None:
+            with self._tables_lock:
+                if self._decoded is None:
+                    self._decoded = [piece.decode("utf-8", "replace") for piece in self.pieces()]
+        return self._decoded
+
+    def id_range(self, first: int, last: int) -> list[int]:
+        return list(range(bisect_left(self.ids, first), bisect_right(self.ids, last)))
+
+    # -- substring tables ------------------------------------------------------------------
+
+    def _search_tables(self) -> list[array]:
+        """Built on the first substring search, once (a second caller waits for it)."""
+        if self._holding is not None:
+            return self._holding
+        with self._tables_lock:
+            if self._holding is None:
+                self._build_tables()
+        return self._holding
+
+    def _build_tables(self) -> None:
+        n, blob, starts = len(self.ids), self.blob, self.starts
+        latin = blob.decode("latin-1")
+        self._text = SEPARATOR + SEPARATOR.join(latin[starts[p] : starts[p + 1]] for p in range(n)) + SEPARATOR
+        self._text_starts = array("I", (starts[p] + p + 1 for p in range(n)))
+        holding = [array("I") for _ in range(256)]
+        for position in range(n):
+            for byte in set(blob[starts[position] : starts[position + 1]]):
+                holding[byte].append(position)
+        self._holding = holding
+
+    def _find_all(self, query: str) -> list[int]:
+        text, text_starts, find = self._text, self._text_starts, self._text.find
+        last = len(text_starts) - 1
+        found = []
+        at = find(query)
+        while at >= 0:
+            position = bisect_right(text_starts, at) - 1
+            found.append(position)
+            if position == last:
+                break
+            at = find(query, text_starts[position + 1])
+        return found
+
+
+def _successor(data: bytes) -> bytes | None:
+    """The smallest byte string above every string that starts with `data` (None: no bound)."""
+    trimmed = data.rstrip(b"\xff")
+    return None if not trimmed else trimmed[:-1] + bytes([trimmed[-1] + 1])
+
+
+def _stats(pieces: list[bytes], special: frozenset[int]) -> dict:
+    by_length = [0] * (max(map(len, pieces), default=0) + 1)
+    words = invalid = 0
+    for position, piece in enumerate(pieces):
+        if position in special:
+            continue
+        by_length[len(piece)] += 1
+        if piece.isascii():
+            words += piece[:1] == b" " and piece[1:].isalpha()
+            continue
+        try:
+            text = piece.decode("utf-8")
+        except UnicodeDecodeError:
+            invalid += 1
+            continue
+        words += text[:1] == " " and _WORD.fullmatch(text) is not None
+    return {
+        "tokens": len(pieces),
+        "special": len(special),
+        "by_length": {length: count for length, count in enumerate(by_length) if count},
+        "words_with_leading_space": int(words),
+        "not_utf8": invalid,
+        "longest": max((length for length, count in enumerate(by_length) if count), default=0),
+    }
