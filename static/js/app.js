@@ -55,15 +55,32 @@
     }
   }
   window.addEventListener("scroll", function () {
-    document.querySelectorAll("[data-role=detail].floating").forEach(dock);
+    document.querySelectorAll("[data-role=detail].floating").forEach(function (line) {
+      line.classList.remove("pinned");
+      dock(line);
+    });
   }, { passive: true });
+
+  // The token inspector's address for an id of the tokenizer `name` (none without a name).
+  function inspector(name, id) {
+    return name ? "/tokenizers/" + encodeURIComponent(name) + "/tokens/" + id : "";
+  }
+
+  // A click (or tap) on a token pins its card: hovering elsewhere leaves it, so the pointer
+  // can reach its links; Escape, a click outside it or a scroll lets it go.
+  function pinned(scope) { return scope && scope.querySelector("[data-role=detail].pinned"); }
+  function unpin(scope) {
+    (scope || document).querySelectorAll("[data-role=detail].pinned").forEach(function (line) {
+      line.classList.remove("pinned");
+    });
+  }
 
   function hexBytes(hex) {
     if (hex === "-") return "(no bytes)";
     return hex.replace(/(..)/g, "$1 ").trim().toUpperCase();
   }
 
-  function part(parent, key, value) {
+  function part(parent, key, value, href) {
     var span = document.createElement("span");
     span.className = "piece";
     if (key) {
@@ -72,9 +89,13 @@
       k.textContent = key + " ";
       span.appendChild(k);
     }
-    var v = document.createElement("span");
+    var v = document.createElement(href ? "a" : "span");
     v.className = "v";
     v.textContent = value;
+    if (href) {
+      v.href = href;
+      v.title = "Open this token's page: its bytes, merges and the same string in other tokenizers";
+    }
     span.appendChild(v);
     parent.appendChild(span);
   }
@@ -88,11 +109,14 @@
     var name = group.dataset.tokenizer;
     if (name) part(line, "", name);
     if (ids.length === 1) {
-      part(line, "id", ids[0]);
+      part(line, "id", ids[0], inspector(name, ids[0]));
       part(line, "bytes", hexBytes(hex[0] || "-"));
     } else {
       part(line, "", ids.length + " tokens for one character group:");
-      ids.forEach(function (id, i) { part(line, "id " + id, hexBytes(hex[i] || "-")); });
+      ids.forEach(function (id, i) {
+        part(line, "id", id, inspector(name, id));
+        part(line, "", hexBytes(hex[i] || "-"));
+      });
     }
     var start = +tok.dataset.start, end = +tok.dataset.end;
     part(line, "chars", start + "–" + end + " (" + (end - start) + ")");
@@ -162,16 +186,41 @@
 
   document.addEventListener("pointerover", function (event) {
     var el = event.target.closest && event.target.closest(SEGMENT);
-    if (el) highlight(el);
+    if (el && !pinned(scopeOf(el))) highlight(el);
   });
   document.addEventListener("pointerout", function (event) {
     var from = event.target.closest && event.target.closest(SEGMENT);
     var to = event.relatedTarget && event.relatedTarget.closest && event.relatedTarget.closest(SEGMENT);
-    if (from && !to && scopeOf(from)) settle(scopeOf(from));
+    if (from && !to && scopeOf(from) && !pinned(scopeOf(from))) settle(scopeOf(from));
   });
   document.addEventListener("focusin", function (event) {
     var el = event.target.closest && event.target.closest(SEGMENT);
-    if (el) highlight(el);
+    if (el) {
+      unpin(scopeOf(el));
+      highlight(el);
+    }
+  });
+  document.addEventListener("click", function (event) {
+    var el = event.target.closest && event.target.closest(SEGMENT);
+    if (el && scopeOf(el) && el.closest(".tok, [data-tokens]")) {
+      var scope = scopeOf(el);
+      unpin(scope);
+      highlight(el);
+      var line = scope.querySelector("[data-role=detail]");
+      if (line) line.classList.add("pinned");
+    } else if (!(event.target.closest && event.target.closest("[data-role=detail]"))) {
+      document.querySelectorAll("[data-role=detail].pinned").forEach(function (line) {
+        line.classList.remove("pinned");
+        settle(scopeOf(line));
+      });
+    }
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    document.querySelectorAll("[data-role=detail].pinned").forEach(function (line) {
+      line.classList.remove("pinned");
+      settle(scopeOf(line));
+    });
   });
 
   // Chat: one message lit across the editor, the counts and the prompt's tokens.

@@ -136,3 +136,40 @@ def test_no_horizontal_scroll_on_a_phone(make_page, path):
     page.goto(path)
     expect(page.locator("h1")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_the_detail_card_links_each_id_to_its_inspector_page(page, registry):
+    from tests.browser.helpers import engine_ids, open_playground
+
+    text = "Hello tokenizers 👋"
+    ids = engine_ids(registry, "cl100k_base", text)
+    open_playground(page, "cl100k_base", text)
+    tokens = page.locator("[data-tokens] .tok")
+    expect(tokens.first).to_be_visible()
+    tokens.first.click()  # pins the card
+    detail = page.locator("[data-role=detail]")
+    link = detail.locator('a[href^="/tokenizers/"]')
+    expect(link).to_have_attribute("href", f"/tokenizers/cl100k_base/tokens/{ids[0]}")
+    tokens.nth(1).hover()  # a pinned card stays while the pointer moves on
+    expect(link).to_have_attribute("href", f"/tokenizers/cl100k_base/tokens/{ids[0]}")
+    emoji = page.locator("[data-tokens] .tok.multi").last
+    emoji.click()
+    hrefs = detail.locator("a").evaluate_all("els => els.map(e => e.getAttribute('href'))")
+    segment_ids = emoji.get_attribute("data-ids").split()
+    assert len(segment_ids) > 1 and hrefs == [f"/tokenizers/cl100k_base/tokens/{i}" for i in segment_ids]
+    detail.locator("a").first.click()
+    expect(page).to_have_url(re.compile(rf"/tokenizers/cl100k_base/tokens/{segment_ids[0]}$"))
+    page.keyboard.press("Escape")
+
+
+def test_the_comparison_links_to_each_column_s_tokenizer(page, registry):
+    from urllib.parse import quote, urlencode
+
+    page.goto("/compare?" + urlencode([("tokenizers", "gpt2"), ("tokenizers", "o200k_base"), ("text", "SolidGoldMagikarp")], quote_via=quote))
+    for name in ("gpt2", "o200k_base"):
+        token = page.locator(f'article[data-tokenizer="{name}"] .tok').first
+        token.click()
+        link = page.locator("[data-role=detail] a").first
+        expect(link).to_have_attribute("href", f"/tokenizers/{name}/tokens/{token.get_attribute('data-id')}")
+    page.keyboard.press("Escape")
+    expect(page.locator("[data-role=detail].pinned")).to_have_count(0)
