@@ -1,7 +1,7 @@
 """The token inspector's API over real HTTP: per-token facts against tiktoken's own
 encodings, merge parents, the same bytes elsewhere, vocabulary search against a full scan
 of tiktoken's vocabulary on queries drawn from it, paging, bounds and the error shape.
-Every answer is validated against its model (app/web/inspector_schemas.py)."""
+Every answer is validated against its model (app/web/inspector/schemas.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from app.web import inspector_schemas as schemas
+from app.web.inspector import schemas
 from tests.reference import sentencepiece_reference
 
 from .helpers import assert_error

@@ -17,7 +17,7 @@ import pytest
 
 from app.bpe.model import PATTERNS
 from app.local_server import start_server, stop_server
-from app.web.train_schemas import MergesResponse, TrainAccepted, TrainJob
+from app.web.training.schemas import MergesResponse, TrainAccepted, TrainJob
 from tests.api.helpers import assert_error
 from tests.jobs.test_replay import naive_encode
 from tests.jobs.test_runner import children

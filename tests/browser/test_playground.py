@@ -291,8 +291,8 @@ def test_special_token_toggle(page, registry):
 
 
 def test_samples_one_click_away(page, registry):
-    from app.web.sample_notes import note_for
-    from app.web.samples import BY_KEY
+    from app.web.pages.sample_notes import note_for
+    from app.web.pages.samples import BY_KEY
 
     open_playground(page, "cl100k_base", "")
     for key in ("emoji", "special", "arithmetic"):
@@ -316,7 +316,7 @@ def test_works_without_javascript(make_page, registry):
     expect(page.locator("textarea[name=text]")).to_have_value("No script needed, 12345!")
     # a sample button is a plain submit too
     page.locator("button[data-sample]", has_text="Emoji").click()
-    from app.web.samples import BY_KEY
+    from app.web.pages.samples import BY_KEY
 
     expect_count(page, len(engine_ids(registry, "gpt2", BY_KEY["emoji"].text)))
     # so are toggles, with the submit button

@@ -1,5 +1,5 @@
 """The sample buttons teach, in headless Chromium: a click puts the sample in the box and
-the page shows what it means for the tokenizer on screen (app/web/sample_notes.py). On the
+the page shows what it means for the tokenizer on screen (app/web/pages/sample_notes.py). On the
 playground the note follows the chosen tokenizer; on the comparison each column carries
 its own tokenizer's note, under its header."""
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from app.web.sample_notes import build_note
-from app.web.samples import BY_KEY, SAMPLES
+from app.web.pages.sample_notes import build_note
+from app.web.pages.samples import BY_KEY, SAMPLES
 
 from .helpers import engine_ids, expect_count, open_playground
 from .test_compare import column, open_compare

@@ -1,4 +1,4 @@
-"""The sample notes (app/web/sample_notes.py) are true for the tokenizer they describe.
+"""The sample notes (app/web/pages/sample_notes.py) are true for the tokenizer they describe.
 
 For every registered tokenizer (the built-ins, plus two user tokenizers: one of bare bytes
 and one BPE trained with no split pattern, whose tokens run across words) and every
@@ -21,9 +21,9 @@ from app.bpe.model import BPETokenizer
 from app.settings import Settings
 from app.tokenizers.registry import default_registry
 from app.web.pages.common import MAX_QUERY_CHARS
-from app.web import sample_notes
-from app.web.sample_notes import build_note, note_for
-from app.web.samples import BY_KEY, FAMILY, GLITCH, SAMPLES
+from app.web.pages import sample_notes
+from app.web.pages.sample_notes import build_note, note_for
+from app.web.pages.samples import BY_KEY, FAMILY, GLITCH, SAMPLES
 from tests.reference import BUILTIN_NAMES
 
 USER_NAMES = ["user_bytes", "user_wide"]

@@ -1,4 +1,4 @@
-"""A page state as a share (app/web/share_state.py), without a server: the JSON fields and
+"""A page state as a share (app/web/share/state.py), without a server: the JSON fields and
 the page's form give the same document, a document opens to the same state, and the JSON
 twin of a state posts back to the same document, for any text, chat and options. The
 options list is checked against the page states, so a new option cannot be left out of
@@ -15,7 +15,7 @@ from starlette.datastructures import QueryParams
 from app.shares.store import Share
 from app.web.pages.compare import CompareState
 from app.web.pages.playground import PlaygroundState
-from app.web.share_state import (
+from app.web.share.state import (
     FLAGS, CompareShare, PlaygroundShare, ShareRequest, document, json_pairs, opened, state_from, state_json,
 )
 

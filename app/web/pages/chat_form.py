@@ -23,7 +23,7 @@ from app.chat.messages import ChatMessage
 from app.tokenizers.tokens import text_stats
 from app.web.engine_calls import Tokenized
 from app.web.pages.common import form_flag, page_text
-from app.web.samples import BY_KEY, DEFAULT_TEXT
+from app.web.pages.samples import BY_KEY, DEFAULT_TEXT
 from app.web.tokenview import TokenView, build_view
 
 MAX_PAGE_MESSAGES = 64  # editor cards on one page; the API takes more

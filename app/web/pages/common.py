@@ -33,7 +33,7 @@ from app.tokenizers.base import KINDS
 from app.tokenizers.registry import Registry
 from app.web.assets import STATIC_DIR, htmx_path
 from app.web.edge.json_body import finished_response
-from app.web.samples import SAMPLES
+from app.web.pages.samples import SAMPLES
 
 MAX_QUERY_CHARS = 6000  # longer page addresses are not kept in the URL (uvicorn refuses heads over 16 KB)
 KIND_LABELS = {"tiktoken": "tiktoken-style BPE", "sentencepiece": "SentencePiece",
@@ -174,7 +174,7 @@ def base_context(request: Request, settings: Settings, page: str) -> dict:
         "asset_version": asset_version(),
         "samples": SAMPLES,
         "settings": settings,
-        "share": getattr(request.state, "share", None),  # a shared view's link (app/web/share.py), for _share.html
+        "share": getattr(request.state, "share", None),  # a shared view's link (app/web/share/routes.py), for _share.html
     }
 
 

@@ -21,7 +21,7 @@ from app.web.pages.common import (
     HEAD_SLACK, TYPING_FIELDS, base_context, canonical, form_flag, is_htmx, name_directory, page_url, read_form,
     respond, tokenizer_groups,
 )
-from app.web.sample_notes import note_for
+from app.web.pages.sample_notes import note_for
 from app.web.tokenview import build_view
 
 router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py

@@ -21,7 +21,7 @@ from app.web.pages.common import (
     HEAD_SLACK, TYPING_FIELDS, base_context, is_htmx, name_directory, named_tokenizer, page_text,
     page_url, picker_context, read_form, respond, tokenizer_groups,
 )
-from app.web.sample_notes import note_for
+from app.web.pages.sample_notes import note_for
 from app.web.tokenview import VIEWS, build_view, render_decoded
 
 router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py

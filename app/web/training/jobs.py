@@ -26,12 +26,12 @@ from app.bpe import replay
 from app.errors import InvalidInput, TokenprismError
 from app.jobs import JobRunner, TrainSpec
 from app.jobs.spec import check_limits, check_spec, corpus_limit, preview
-from app.web import train_forms
+from app.web.training import forms as train_forms
 from app.web.deps import services
 from app.web.edge.json_body import dumps
 from app.web.edge.security import LargeBody
 from app.web.tokenizer_store import check_write_access
-from app.web.train_schemas import (
+from app.web.training.schemas import (
     MAX_MERGES_LISTED, MergesResponse, TrainAccepted, TrainJob, TrainPreviewRequest, TrainPreviewResponse, TrainRequest,
 )
 from app.web.edge.bodies import json_body_doc, read_json
@@ -86,7 +86,7 @@ def runner_of(app: FastAPI) -> JobRunner:
 
 def install(app: FastAPI) -> None:
     """Add the training API and pages to `app`, and run its job runner from start to shutdown."""
-    from app.web import train_page  # the pages import this module
+    from app.web.training import page as train_page  # the pages import this module
 
     app.router.routes.extend([*router.routes, *train_page.router.routes])
 

@@ -22,7 +22,7 @@ from app.errors import InvalidInput, TextTooLarge
 from app.jobs.spec import TrainSpec, corpus_limit
 from app.settings import Settings
 from app.web.edge.bodies import check_json_type, parse_json
-from app.web.train_schemas import TrainRequest
+from app.web.training.schemas import TrainRequest
 
 MAX_FILES = 100
 FIELDS = ("name", "vocab_size", "pattern", "special_tokens", "replace", "description", "text", "token")

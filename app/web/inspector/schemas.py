@@ -1,6 +1,6 @@
 """The JSON answers of the token inspector and the vocabulary search, for /docs and the tests.
 
-The routes (app/web/inspector.py) return plain dicts from `app.inspect`; these models
+The routes (app/web/inspector/routes.py) return plain dicts from `app.inspect`; these models
 document them, forbid undeclared fields (`schemas.Response`), and the API tests validate
 every answer against them.
 """

@@ -1,4 +1,4 @@
-"""Sharing a view: the routes. The state and its checks are in share_state.py, the storage
+"""Sharing a view: the routes. The state and its checks are in state.py, the storage
 in app/shares/store.py.
 
 - `POST /api/share`: the page's form fields (multipart or urlencoded, plus `page`: what
@@ -30,7 +30,7 @@ from app.web.edge.json_body import dumps
 from app.web.pages.common import page_url, read_form
 from app.web.pages.compare import render_compare
 from app.web.pages.playground import render_playground
-from app.web.share_state import (
+from app.web.share.state import (
     PAGES, ShareCreated, SharedView, ShareRequest, check_shareable, document, json_pairs, opened, state_from,
     state_json,
 )

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.tokens import Token
 from app.web.formatting import num
-from app.web.samples import BY_TEXT, FAMILY, GLITCH, Sample
+from app.web.pages.samples import BY_TEXT, FAMILY, GLITCH, Sample
 
 log = logging.getLogger(__name__)
 CACHE_SIZE = 512  # (sample, tokenizer) pairs: 9 samples x every tokenizer of a busy server

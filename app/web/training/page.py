@@ -1,5 +1,5 @@
 """The BPE lab's pages: `/train` (the form), `/train/jobs/{job}` (progress, then the new
-tokenizer) and `/train/replay` (train_replay.py).
+tokenizer) and `/train/replay` (replay.py).
 
 The form posts multipart (pasted text and dropped files: a plain `<input type=file
 multiple>`), is checked like POST /api/train and redirects to the job's page. That page
@@ -20,12 +20,12 @@ from fastapi.responses import RedirectResponse
 
 from app.errors import InvalidInput, TokenprismError
 from app.jobs.spec import TRAIN_PATTERNS, corpus_limit, preview
-from app.web import train_forms, training
+from app.web.training import forms as train_forms, jobs as training
 from app.web.deps import services
 from app.web.edge.json_body import finished_response
 from app.web.pages.common import base_context, is_htmx
 from app.web.tokenizer_store import check_write_access
-from app.web.train_replay import ReplayState, render_replay
+from app.web.training.replay import ReplayState, render_replay
 
 router = APIRouter(include_in_schema=False)
 DEFAULT_VOCAB = 1_000

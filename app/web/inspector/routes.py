@@ -12,7 +12,7 @@
 Names resolve through the registry (a model name or alias redirects the pages to the
 tokenizer's own address); unknown names are 404s and bad ids or queries 422s in the one
 error shape. Index building, searching and rendering run on the work pool. The page's
-view model (escaping, the tree, the chart) is in `inspector_views.py`.
+view model (escaping, the tree, the chart) is in `views.py`.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from app.errors import TokenprismError
 from app.inspect import search as vocab_search
 from app.inspect.cache import inspected
 from app.inspect.facts import merge_tree, same_in_one, same_in_names, token_facts
-from app.web import inspector_schemas as schemas
-from app.web import inspector_views as views
+from app.web.inspector import schemas
+from app.web.inspector import views
 from app.web.api import errors
 from app.web.deps import services
 from app.web.edge.json_body import dumps, finished_response, json_response
