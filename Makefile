@@ -14,7 +14,7 @@ SWAGGER := static/vendor/swagger-ui-$(SWAGGER_VERSION)
 
 setup: $(VENV)/.installed $(HTMX) $(SWAGGER)/swagger-ui-bundle.js
 
-$(VENV)/.installed: pyproject.toml setup.py app/bpe/_core.c app/bpe/_ascii_split.c
+$(VENV)/.installed: pyproject.toml setup.py app/bpe/_core.c app/bpe/_ascii_split.c app/inspect/_parents.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'

@@ -29,7 +29,7 @@ import threading
 import time
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import islice
+from itertools import accumulate, islice
 
 import regex
 
@@ -44,20 +44,12 @@ _WORD = regex.compile(r" [\p{L}\p{M}]+")
 class VocabIndex:
     def __init__(self, tokenizer: Tokenizer):
         self.name = tokenizer.name
-        special_ids = tokenizer.special_ids
-        self.ids = array("i", (i for i in range(tokenizer.vocab_size) if tokenizer.has_id(i)))
-        if tokenizer.kind in ("tiktoken", "bpe"):  # their token_bytes is id_to_bytes, id by id, only faster
-            pieces = tokenizer.token_bytes(self.ids.tolist())
-        else:  # SentencePiece and Hugging Face join a sequence's pieces by their own rules
-            pieces = [tokenizer.id_to_bytes(i) for i in self.ids]
+        self.ids = array("i", filter(tokenizer.has_id, range(tokenizer.vocab_size)))
+        special = sorted(p for p in map(self.position, tokenizer.special_ids) if p is not None)
+        self.special = frozenset(special)  # positions
+        pieces = _all_pieces(tokenizer, self.ids.tolist(), special)
         self.blob = b"".join(pieces)
-        starts = array("I", [0])
-        total = 0
-        for piece in pieces:
-            total += len(piece)
-            starts.append(total)
-        self.starts = starts
-        self.special = frozenset(p for p, i in enumerate(self.ids) if i in special_ids)  # positions
+        self.starts = array("I", accumulate(map(len, pieces), initial=0))
         self.by_bytes = array("I", sorted(range(len(pieces)), key=pieces.__getitem__))  # stable: id order on ties
         self._stats: dict | None = None
         self._text: str | None = None
@@ -196,6 +188,27 @@ class VocabIndex:
                 break
             at = find(query, text_starts[position + 1])
         return found
+
+
+def _all_pieces(tokenizer: Tokenizer, ids: list[int], special: list[int]) -> list[bytes]:
+    """The bytes of every id (`special`: the positions of the special ones, ascending)."""
+    if tokenizer.kind not in ("tiktoken", "bpe"):  # SentencePiece and Hugging Face join a sequence's pieces
+        return [tokenizer.id_to_bytes(i) for i in ids]  # by their own rules: one id at a time
+    # Their token_bytes is id_to_bytes, id by id, only faster, and fastest with no special id
+    # among the ids (tiktoken's then reads its own table): the regular ids in one call, the
+    # special ones one by one, put back in place.
+    regular, last = [], 0
+    for position in special:
+        regular += ids[last:position]
+        last = position + 1
+    found = tokenizer.token_bytes(regular + ids[last:])
+    pieces, taken, last = [], 0, 0
+    for position in special:
+        pieces += found[taken : taken + position - last]
+        taken += position - last
+        pieces.append(tokenizer.id_to_bytes(ids[position]))
+        last = position + 1
+    return pieces + found[taken:]
 
 
 def _successor(data: bytes) -> bytes | None:
