@@ -17,7 +17,7 @@ setup: $(VENV)/.installed $(HTMX) $(SWAGGER)/swagger-ui-bundle.js
 $(VENV)/.installed: pyproject.toml setup.py app/bpe/_core.c app/bpe/_ascii_split.c app/inspect/_parents.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	$(BIN)/python -m pip install --quiet -e '.[test,bench,dask]'
 	touch $@
 
 node_modules/.package-lock.json: package.json package-lock.json
@@ -59,6 +59,7 @@ bench: setup wrk
 	$(BIN)/python bench/bench_encode.py
 	$(BIN)/python bench/bench_load.py
 	$(BIN)/python bench/bench_hostile.py
+	$(BIN)/python bench/bench_corpus.py
 
 model-check: setup
 	$(BIN)/python -m app.bpe.default_model --check

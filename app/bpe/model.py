@@ -19,6 +19,7 @@ Left out: normalisation, dropout, byte-fallback, and any I/O other than the mode
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -133,6 +134,10 @@ class BPETokenizer(Tokenizer):
         )
         self._cache: dict[str, bytes] = {}  # chunk -> its ids as native int32s, filled by the Merger
 
+    def __reduce__(self):
+        """Pickled as its model file's text (the C `Merger` does not pickle), loaded back on unpickling."""
+        return (_from_model_file, (self.dumps(), self.name))
+
     # -- the Tokenizer interface -------------------------------------------------------
 
     @property
@@ -197,7 +202,7 @@ class BPETokenizer(Tokenizer):
     @classmethod
     def train(
         cls,
-        text: str | Iterable[str],
+        text: str | Iterable[str] | Counter[str],
         vocab_size: int,
         *,
         pattern: str = "gpt4",
@@ -207,7 +212,8 @@ class BPETokenizer(Tokenizer):
         progress: Callable[[int, int], None] | None = None,
     ) -> BPETokenizer:
         """Learn `vocab_size - 256 - len(special_tokens)` merges from `text` (a string, or
-        documents that are split separately). Training stops early when no pair is left, or
+        documents that are split separately, or a Counter of their chunks made with this
+        pattern by `train.count_chunks` or `train.add_counts`). Training stops early when no pair is left, or
         before the first merge over MAX_TOKEN_BYTES or MAX_VOCAB_BYTES (pattern "none" on
         long repetitive text). Special-token strings inside `text` are learnt as plain text."""
         pattern_name, pattern_regex = resolve_pattern(pattern)
@@ -220,8 +226,11 @@ class BPETokenizer(Tokenizer):
             )
         if vocab_size > MAX_VOCAB_SIZE:
             raise InvalidInput(f"vocab_size {vocab_size:,} is too large; it must be at most {MAX_VOCAB_SIZE:,}")
-        documents = [text] if isinstance(text, str) else text
-        pairs = train.train_merges(documents, pattern_regex, vocab_size - 256 - len(specials), progress)
+        num_merges = vocab_size - 256 - len(specials)
+        if isinstance(text, Counter):
+            pairs = train.merges_from_counts(text, num_merges, progress)
+        else:
+            pairs = train.train_merges([text] if isinstance(text, str) else text, pattern_regex, num_merges, progress)
         merges = {pair: 256 + i for i, pair in enumerate(pairs)}
         try:
             _check_merges(merges)
@@ -288,6 +297,10 @@ class BPETokenizer(Tokenizer):
     @classmethod
     def load(cls, path: Path, name: str | None = None) -> BPETokenizer:
         return cls.loads(model_file.read_file(Path(path)), str(path), name)
+
+
+def _from_model_file(data: bytes, name: str) -> BPETokenizer:
+    return BPETokenizer.loads(data, f"<pickled {name}>", name)
 
 
 def _check_specials(specials: list[str]) -> None:

@@ -14,13 +14,17 @@ module needs the GIL for every match it returns). The merge loop is the C extens
 and a lazy max-heap, ties settled by (lowest chunk number, leftmost position). tests/test_bpe_vs_naive.py checks it against
 the naive algorithm.
 
+Counting can run in parts anywhere (app/corpus counts consecutive parts of a corpus on
+worker processes): `add_counts` adds the parts' counts in corpus order, which gives the
+same counts in the same first-appearance order, so the same merges.
+
 Left out: special tokens (the caller adds them after the merges) and any I/O.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 import regex
 
@@ -33,6 +37,16 @@ def train_merges(
 ) -> list[tuple[int, int]]:
     """The first `num_merges` pairs the naive algorithm merges (fewer if pairs run out);
     merge i makes id 256 + i. `progress(done, num_merges)` is called after each merge."""
+    return merges_from_counts(count_chunks(documents, pattern), num_merges, progress)
+
+
+def merges_from_counts(
+    counts: Mapping[str, int],
+    num_merges: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[tuple[int, int]]:
+    """`train_merges` from chunk counts already made (`count_chunks`, or `add_counts` of
+    the counts of consecutive parts of the corpus): their order is what breaks ties."""
     try:
         from app.bpe import _core as _bpe_core
     except ImportError as error:
@@ -40,7 +54,6 @@ def train_merges(
             f"tokenprism's BPE trainer is a C extension that is not built ({error}); "
             "run `pip install -e .` (or `python setup.py build_ext --inplace`) in the repository"
         ) from None
-    counts = count_chunks(documents, pattern)
     chunks = [chunk.encode("utf-8", errors="surrogatepass") for chunk in counts]
     return _bpe_core.merge_loop(chunks, list(counts.values()), max(num_merges, 0), progress)
 
@@ -56,3 +69,13 @@ def count_chunks(documents: Iterable[str], pattern: str | None) -> Counter[str]:
     for document in documents:
         counts.update(findall(document))
     return counts
+
+
+def add_counts(total: Counter[str], part: Mapping[str, int]) -> Counter[str]:
+    """Add the chunk counts of the next part of the corpus to those of all parts before it.
+    Adding the parts' counts in corpus order, part after part, gives exactly `count_chunks`
+    of the whole corpus, first-appearance order included (a chunk new to `total` is
+    appended, in the part's own order): so parts can be counted anywhere, in any order,
+    as long as they are added in order."""
+    total.update(part)
+    return total

@@ -21,7 +21,7 @@ from app.bpe.model import PATTERNS, BPETokenizer
 from app.errors import TokenprismError
 from app.jobs.spec import NameTaken, TrainSpec
 from app.tokenizers.files import write_atomically
-from app.tokenizers.user_models import UPLOAD_SUFFIX, USER_MODEL_SUFFIX, name_lock
+from app.tokenizers.user_models import UPLOAD_SUFFIX, USER_MODEL_SUFFIX, name_lock, remove_stale_temps
 
 Progress = Callable[[int, int], None]
 
@@ -53,6 +53,7 @@ def train_and_save(spec: TrainSpec, documents: list[str] | Callable, folder: Pat
     if not callable(documents):
         facts = {"characters": sum(map(len, documents)), "documents": len(documents),
                  "bytes": sum(len(d.encode("utf-8", errors="surrogatepass")) for d in documents)}
+    remove_stale_temps(folder)  # what writers killed long ago left, of names no one holds
     with name_lock(folder, spec.name):
         if not spec.replace and name_taken(folder, spec.name):
             raise NameTaken(taken_message(spec.name))

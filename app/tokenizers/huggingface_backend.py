@@ -99,6 +99,10 @@ class HuggingFaceTokenizer(Tokenizer):
         if self._byte_level_only and any(_unbyte(added[i].content) != self._bytes[i] for i in added):
             self._sequence_bytes = {i: _unbyte(s) for i, s in self._strings.items()}  # as the library decodes
 
+    def __reduce__(self):
+        """Pickled as its file's text, rebuilt from it (the library objects and the lock do not pickle)."""
+        return (type(self), (self.name, self.description, self._text.encode("utf-8")))
+
     @property
     def vocab_size(self) -> int:
         return self._vocab_size

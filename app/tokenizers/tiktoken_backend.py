@@ -29,6 +29,7 @@ class TiktokenTokenizer(Tokenizer):
     kind = "tiktoken"
 
     def __init__(self, spec: OpenAIEncoding, ranks: dict[bytes, int]):
+        self._spec = spec
         self.name = spec.name
         self.description = spec.description
         self._special_tokens = dict(spec.special_tokens)
@@ -55,6 +56,11 @@ class TiktokenTokenizer(Tokenizer):
         for token, token_id in self._special_tokens.items():
             names.setdefault(token_id, []).append(token.encode("utf-8"))
         self._special_names = {token_id: found for token_id, found in names.items() if len(found) > 1}
+
+    def __reduce__(self):
+        """Pickled as its spec and its tokens in rank order, rebuilt from them (the C `Merger`
+        of the ASCII encoder does not pickle); a subclass (qwen) stays itself."""
+        return (_rebuild, (type(self), self._spec, self._pieces))
 
     @property
     def encoding(self) -> tiktoken.Encoding:
@@ -119,3 +125,7 @@ class TiktokenTokenizer(Tokenizer):
 
     def decode(self, ids: list[int]) -> str:
         return self._encoding.decode(ids)
+
+
+def _rebuild(cls: type[TiktokenTokenizer], spec: OpenAIEncoding, pieces: list[bytes]) -> TiktokenTokenizer:
+    return cls(spec, {piece: rank for rank, piece in enumerate(pieces)})

@@ -12,13 +12,10 @@ import json
 import sys
 from pathlib import Path
 
+from app.cli.io import CliError
 from app.settings import get_settings
 from app.tokenizers import uploads
 from app.tokenizers.registry import get_registry
-
-
-class CliError(Exception):
-    """A user mistake the CLI reports in one line (cli.py's main prints it); every command raises it."""
 
 
 def cmd_add(args) -> None:
@@ -63,7 +60,7 @@ def cmd_remove(args) -> None:
 
 
 def add_store_commands(add) -> None:
-    """Register `add` and `remove` with cli.py's `add(name, handler, help)`."""
+    """Register `add` and `remove` with `add(name, handler, help)` (see `app.cli.build_parser`)."""
     sub = add("add", cmd_add, "add a tokenizer file (tokenizer.json, .tiktoken, SentencePiece .model, .bpe) by name")
     sub.add_argument("file", help="the tokenizer file")
     sub.add_argument("--name", required=True, help="name to use it by (a-z, 0-9, _ . -)")
