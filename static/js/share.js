@@ -54,12 +54,18 @@
   }
 
   var pending = new WeakMap();  // bar -> the promise of the link being made
+  var madeFrom = new WeakMap();  // bar -> the form's fields its link was made from
+
+  function fields(form) {
+    return new URLSearchParams(new FormData(form)).toString();
+  }
 
   function makeLink(bar) {
     if (bar.dataset.url) return Promise.resolve(bar.dataset.url);
     if (pending.has(bar)) return pending.get(bar);
     var p = parts(bar);
     var data = new FormData(p.share.form);
+    madeFrom.set(bar, fields(p.share.form));
     data.set("page", p.share.value);
     var generation = bar.dataset.generation;
     bar.setAttribute("aria-busy", "true");
@@ -119,10 +125,12 @@
     }, function () { /* said in the status line */ });
   });
 
+  // The link goes when the view it was made for does: an update of the same fields (htmx
+  // sending the typing that came before Share) keeps it.
   function changed(form) {
     if (!form) return;
     document.querySelectorAll(BAR).forEach(function (bar) {
-      if (parts(bar).share.form === form) forget(bar);
+      if (parts(bar).share.form === form && madeFrom.get(bar) !== fields(form)) forget(bar);
     });
   }
   ["input", "change"].forEach(function (type) {

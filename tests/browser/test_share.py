@@ -199,3 +199,15 @@ def test_enter_without_javascript_updates_the_view_and_shares_nothing(make_page)
     page.wait_for_load_state()
     assert "/s/" not in page.url and "/share" not in page.url, page.url  # Enter is not Share
     expect(page.locator("input[name=name]").first).to_have_value("ada")
+
+
+def test_the_update_of_typing_before_share_keeps_the_link(page):
+    """Typing is sent 150 ms after the last key; a link made in between is for that same view."""
+    open_playground(page, "gpt2", "x" * 7000)
+    box = page.locator("textarea[name=text]")
+    box.press("End")
+    box.press_sequentially("y")
+    link = share(page)  # before the typing's own update has gone out, as a fast click is
+    page.wait_for_timeout(600)  # it goes out now
+    expect(bar(page).locator("[data-share-status]")).to_contain_text("Link ready")
+    assert bar(page).locator("[data-share-link]").input_value() == link
