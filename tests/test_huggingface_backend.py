@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from tokenizers import Tokenizer
 
 from app.errors import BadTokenId, InvalidInput
-from app.tokenizers import huggingface_backend
+from app.backends import huggingface_backend
 from app.tokenizers.base import KINDS
-from app.tokenizers.huggingface_backend import HuggingFaceTokenizer
+from app.backends.huggingface_backend import HuggingFaceTokenizer
 from tests.hf_trained import KINDS_TRAINED, SPECIALS, train as _train
 from tests.reference import stdlib_texts
 

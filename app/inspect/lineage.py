@@ -168,8 +168,8 @@ class TableLineage(Lineage):
 
 def lineage_for(tokenizer: Tokenizer, index: VocabIndex) -> Lineage:
     from app.bpe.model import BPETokenizer
-    from app.tokenizers.huggingface_backend import HuggingFaceTokenizer
-    from app.tokenizers.sentencepiece_backend import SentencePieceTokenizer
+    from app.backends.huggingface_backend import HuggingFaceTokenizer
+    from app.backends.sentencepiece_backend import SentencePieceTokenizer
 
     if isinstance(tokenizer, BPETokenizer):
         merges = [(left, right, made) for (left, right), made in tokenizer.merges.items()]

@@ -77,7 +77,7 @@ def _register_openai(registry: Registry, name: str, tokenizer_dir: Path) -> None
 
 def _tiktoken_factory(spec, tokenizer_dir: Path):
     def build():
-        from app.tokenizers.tiktoken_backend import TiktokenTokenizer
+        from app.backends.tiktoken_backend import TiktokenTokenizer
 
         return TiktokenTokenizer(spec, load_tiktoken_ranks(spec.file, tokenizer_dir))
 
@@ -85,27 +85,27 @@ def _tiktoken_factory(spec, tokenizer_dir: Path):
 
 
 def _sentencepiece(name: str, description: str, file: str, tokenizer_dir: Path):
-    from app.tokenizers.sentencepiece_backend import SentencePieceTokenizer
+    from app.backends.sentencepiece_backend import SentencePieceTokenizer
 
     return SentencePieceTokenizer(name, description, read_verified(file, tokenizer_dir))
 
 
 def _tekken(tokenizer_dir: Path):
-    from app.tokenizers.tekken_backend import TekkenTokenizer
+    from app.backends.tekken_backend import TekkenTokenizer
 
     return TekkenTokenizer("mistral_tekken", TEKKEN_DESCRIPTION, read_verified(TEKKEN_FILE, tokenizer_dir), TEKKEN_FILE)
 
 
 def _qwen(tokenizer_dir: Path):
     from app.tokenizers.openai_encodings import OpenAIEncoding
-    from app.tokenizers.qwen_backend import QWEN3_5_PATTERN, QWEN3_5_SPECIALS, QwenTokenizer
+    from app.backends.qwen_backend import QWEN3_5_PATTERN, QWEN3_5_SPECIALS, QwenTokenizer
 
     spec = OpenAIEncoding("qwen3_6", QWEN3_6_FILE, QWEN3_5_PATTERN, QWEN3_5_SPECIALS, QWEN3_6_DESCRIPTION)
     return QwenTokenizer(spec, load_tiktoken_ranks(QWEN3_6_FILE, tokenizer_dir))
 
 
 def _deepseek(tokenizer_dir: Path):
-    from app.tokenizers.huggingface_backend import HuggingFaceTokenizer
+    from app.backends.huggingface_backend import HuggingFaceTokenizer
 
     return HuggingFaceTokenizer("deepseek_v4", DEEPSEEK_V4_DESCRIPTION, read_verified(DEEPSEEK_V4_FILE, tokenizer_dir))
 

