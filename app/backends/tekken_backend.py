@@ -29,7 +29,8 @@ from itertools import groupby
 
 import tiktoken
 
-from app.errors import InvalidInput, TokenizerFileError
+from app.errors import TokenizerFileError
+from app.backends.tiktoken_backend import split_failures_as_422
 from app.tokenizers.base import Tokenizer
 
 _SLICE = 16_384  # ids per decode_tokens_bytes call (see tiktoken_backend)
@@ -74,15 +75,8 @@ class TekkenTokenizer(Tokenizer):
         return 0 <= token_id < self._vocab_size
 
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
-        try:
+        with split_failures_as_422(self.name):
             ranks = self._encoding.encode_ordinary(text)
-        except BaseException as error:  # pyo3's PanicException derives from BaseException
-            if type(error).__name__ != "PanicException":
-                raise
-            raise InvalidInput(
-                f"{self.name} could not split this text (its regex engine gave up, "
-                "typically on a very long run of whitespace); send a shorter text"
-            ) from None
         offset = self._offset
         return [rank + offset for rank in ranks]
 

@@ -11,12 +11,29 @@ about four times faster, with the same ids (tests/tokenizers/test_ascii_encoder.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import tiktoken
 
 from app.bpe.ascii_encoder import AsciiEncoder
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.openai_encodings import OpenAIEncoding
+
+
+@contextmanager
+def split_failures_as_422(name: str):
+    """tiktoken's regex engine panics (pyo3's PanicException, a BaseException) on some
+    pathological texts, such as about a million spaces: a clean InvalidInput instead."""
+    try:
+        yield
+    except BaseException as error:
+        if type(error).__name__ != "PanicException":
+            raise
+        raise InvalidInput(
+            f"{name} could not split this text (its regex engine gave up, "
+            "typically on a very long run of whitespace); send a shorter text"
+        ) from None
 
 
 _SLICE = 16_384  # ids per decode_tokens_bytes call
@@ -81,17 +98,10 @@ class TiktokenTokenizer(Tokenizer):
         if (self._ascii is not None and len(text) <= ASCII_FAST_CHARS and text.isascii()
                 and not (allow_special and any(start in text for start in self._special_starts))):
             return self._ascii.encode(text)
-        try:
+        with split_failures_as_422(self.name):
             if allow_special:
                 return self._encoding.encode(text, allowed_special="all", disallowed_special=())
             return self._encoding.encode(text, allowed_special=set(), disallowed_special=())
-        except BaseException as error:  # pyo3's PanicException derives from BaseException
-            if type(error).__name__ != "PanicException":
-                raise
-            raise InvalidInput(
-                f"{self.name} could not split this text (its regex engine gave up, "
-                "typically on a very long run of whitespace); send a shorter text"
-            ) from None
 
     def id_to_bytes(self, token_id: int) -> bytes:
         return self._encoding.decode_single_token_bytes(token_id)
