@@ -42,6 +42,13 @@ LIMITS: dict[str, tuple[int | float, int | float, str]] = {
     "train_queue": (0, 10_000, ""),
     "max_share_bytes": (1_024, 100_000_000, ""),
     "max_share_store_bytes": (1_024, 1_000_000_000_000, ""),
+    "max_upload_vocab": (256, 4_000_000, "a vocabulary needs at least the 256 bytes"),
+    "memory_budget_mb": (64, 1_000_000, ""),
+    "header_timeout_s": (0.5, 600.0, ""),
+    "body_timeout_s": (0.5, 600.0, ""),
+    "keepalive_timeout_s": (0.5, 600.0, ""),
+    "shares_per_minute": (1, 1_000_000, ""),
+    "uploads_per_minute": (1, 1_000_000, ""),
 }
 
 
@@ -108,6 +115,26 @@ class Settings(BaseSettings):
     )
     max_share_store_bytes: int = Field(
         1_000_000_000, description="bytes all shares together may take in shares.sqlite3 (compressed); then 409 store_full"
+    )
+    max_upload_vocab: int = Field(
+        300_000, description="largest vocabulary (ids) an added tokenizer file may have; the largest shipped is 248,077"
+    )
+    memory_budget_mb: int = Field(
+        1_024, description="MB that loaded tokenizers, vocabulary indexes and merge lineages may hold in one process; "
+        "past it the least recently used are dropped"
+    )
+    allowed_hosts: str = Field(
+        "", description="comma-separated Host names this server answers (name or name:port; '*' for any); "
+        "empty: the loopback names and the address it is bound to"
+    )
+    header_timeout_s: float = Field(10.0, description="longest a client may take to send a request's headers; then 408")
+    body_timeout_s: float = Field(
+        15.0, description="longest a request body may go without a byte arriving; then 408"
+    )
+    keepalive_timeout_s: float = Field(5.0, description="an idle keep-alive connection is closed after this long")
+    shares_per_minute: int = Field(20, description="shares one client (IP address) may store a minute; more get a 429")
+    uploads_per_minute: int = Field(
+        6, description="tokenizer uploads and training jobs one client (IP address) may start a minute; more get a 429"
     )
 
     def __init__(self, **values: Any):
