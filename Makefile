@@ -59,6 +59,7 @@ bench: setup wrk
 	$(BIN)/python bench/bench_encode.py
 	$(BIN)/python bench/bench_load.py
 	$(BIN)/python bench/bench_hostile.py
+	$(BIN)/python bench/bench_attacks.py
 	$(BIN)/python bench/bench_corpus.py
 
 model-check: setup
