@@ -37,7 +37,8 @@ def test_the_fourth_share_in_a_minute_is_429_and_another_address_still_shares(ba
         assert "3 a minute" in error["message"] and "TOKENPRISM_SHARES_PER_MINUTE" in error["message"]
         form = http.post("/share", data={**VIEW}, follow_redirects=False)  # the page's form counts the same
         assert form.status_code == 429 and "retry-after" in form.headers
-        assert http.get("/healthz").status_code == 200 and http.post("/api/count", json={"text": "hi"}).status_code == 200
+        assert http.get("/healthz").status_code == 200  # the read routes go on
+        assert http.post("/api/count", json={"text": "hi"}).status_code == 200
     with client(base_url, "127.0.0.2") as other:
         assert other.post("/api/share", json=VIEW).status_code == 200
 

@@ -34,7 +34,7 @@ LINGER_S = 5.0  # ... for at most this long, then close
 _REASONS = {400: b"Bad Request", 408: b"Request Timeout", 414: b"URI Too Long", 431: b"Request Header Fields Too Large"}
 
 
-class HeadTooLarge(Exception):
+class HeadRefused(Exception):
     """A request head refused as it arrives (too large, too slow, malformed): what to answer."""
 
     def __init__(self, status: int, code: str, message: str):
@@ -76,12 +76,11 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if not self._head_begun or answering:
             self.transport.close()
             return
-        self._refusal = HeadTooLarge(
+        self._answer(HeadRefused(
             408, "header_timeout",
             f"the request headers did not all arrive within {self.header_timeout_s:g} s "
             "(TOKENPRISM_HEADER_TIMEOUT_S); send the whole request head at once",
-        )
-        self.send_400_response("")
+        ))
 
     def data_received(self, data: bytes) -> None:
         if self._lingering:  # the answer is sent; the rest of the request is read and dropped
@@ -94,7 +93,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self._head_bytes = 0
-        self._refusal: HeadTooLarge | None = None
+        self._refusal: HeadRefused | None = None
         self._head_begun = True
         if self._head_timer is None:  # a kept-alive connection's next request: its own time starts now
             self._arm_head_timer()
@@ -106,7 +105,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_url(self, url: bytes) -> None:
         if len(self.url) + len(url) > MAX_URL_BYTES:
-            self._refusal = HeadTooLarge(
+            self._refusal = HeadRefused(
                 414, "url_too_long",
                 f"the address is over {MAX_URL_BYTES:,} bytes; send long texts in a POST body "
                 "(the page's form does, and so does POST /api/tokenize)",
@@ -117,18 +116,20 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def on_header(self, name: bytes, value: bytes) -> None:
         self._head_bytes += len(name) + len(value)
         if self._head_bytes > MAX_HEADER_BYTES:
-            self._refusal = HeadTooLarge(
+            self._refusal = HeadRefused(
                 431, "headers_too_large", f"the request headers are over {MAX_HEADER_BYTES:,} bytes; send smaller headers"
             )
             raise self._refusal
         super().on_header(name, value)
 
-    def send_400_response(self, msg: str) -> None:
-        """The one writer of this layer's answers: 400, 408, 414, 431 (uvicorn calls it for 400s)."""
-        self._cancel_head_timer()
-        refusal = getattr(self, "_refusal", None) or HeadTooLarge(
+    def send_400_response(self, msg: str) -> None:  # uvicorn's call for a head the parser refused
+        self._answer(getattr(self, "_refusal", None) or HeadRefused(
             400, "bad_http_request", "the request is not valid HTTP/1.1; check the request line and headers"
-        )
+        ))
+
+    def _answer(self, refusal: HeadRefused) -> None:
+        """The one writer of this layer's answers (400, 408, 414, 431); the connection then closes."""
+        self._cancel_head_timer()
         body = json.dumps({"error": {"code": refusal.code, "message": refusal.message}}).encode()
         head = [b"HTTP/1.1 %d %s\r\n" % (refusal.status, _REASONS[refusal.status])]
         head += [name + b": " + value + b"\r\n" for name, value in self.server_state.default_headers]
