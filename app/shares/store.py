@@ -22,8 +22,9 @@ until `tokenprism shares prune` (`prune` here) removes shares older than an age,
 oldest until the store is under a size, in one transaction (safe while servers write). When
 the store is full, new shares are refused until the operator prunes or raises the cap.
 A file that is not a database, or cannot be opened or written, is a 503 naming it (logged
-with its path); nothing is moved or deleted for the operator. Left out: expiry, listing or searching shares, and when a share was last opened
-(pruning goes by creation time). Per-client rates are the edge's (app/web/edge/rate_limit.py).
+with its path); nothing is moved or deleted for the operator. Left out: expiry, listing or
+searching shares, and when a share was last opened (pruning goes by creation time).
+Per-client rates are the edge's (app/web/edge/rate_limit.py).
 """
 
 from __future__ import annotations
