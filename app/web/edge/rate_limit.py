@@ -93,5 +93,6 @@ def write_rules(settings) -> list[Rule]:
         Rule("shares", (("POST", "/api/share"), ("POST", "/share")), settings.shares_per_minute,
              "shares", "TOKENPRISM_SHARES_PER_MINUTE"),
         Rule("uploads", (("POST", "/api/tokenizers"), ("POST", "/tokenizers"),
-                         ("POST", "/api/train"), ("POST", "/train")), settings.uploads_per_minute, "tokenizer uploads and training jobs", "TOKENPRISM_UPLOADS_PER_MINUTE"),
+                         ("POST", "/api/train"), ("POST", "/train")),
+             settings.uploads_per_minute, "tokenizer uploads and training jobs", "TOKENPRISM_UPLOADS_PER_MINUTE"),
     ]
