@@ -1,7 +1,8 @@
 """Start the app (`tokenprism serve`) as a child process on a free loopback port, for tests and benchmarks.
 
 `start_server` returns the process and its base URL once `/healthz` answers; stopping it is
-the caller's job (`stop_server`). Nothing here is used by the app itself.
+the caller's job (`stop_server`); `server_log` reads what it has logged so far. Nothing here
+is used by the app itself.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def start_server(data_dir: Path | str, extra_env: dict | None = None, wait_secon
          "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"],
         cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
+    process.log_file = log
     base_url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + wait_seconds
     while time.monotonic() < deadline:
@@ -50,6 +52,12 @@ def start_server(data_dir: Path | str, extra_env: dict | None = None, wait_secon
             time.sleep(0.1)
     process.kill()
     raise RuntimeError(f"the server did not answer /healthz within {wait_seconds:.0f} s")
+
+
+def server_log(process: subprocess.Popen) -> str:
+    """What the server started by `start_server` has written to stdout and stderr so far."""
+    process.log_file.seek(0)
+    return process.log_file.read().decode(errors="replace")
 
 
 def stop_server(process: subprocess.Popen) -> None:

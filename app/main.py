@@ -21,7 +21,8 @@ from app.web.deps import Services
 from app.web.edge.errors import install_error_handlers
 from app.web.formatting import install_filters
 from app.web.pool import WorkPool
-from app.web.edge.security import BodyLimit, HeadAsGet, LargeBody, SecurityHeaders
+from app.web.edge.rate_limit import RateLimit, write_rules
+from app.web.edge.security import BodyLimit, BodyWatch, HeadAsGet, LargeBody, SecurityHeaders
 
 log = logging.getLogger("tokenprism")
 GIL_SWITCH_S = 0.001
@@ -65,6 +66,8 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
                                           f"the tokenizer file is over {settings.max_upload_bytes:,} bytes "
                                           "(TOKENPRISM_MAX_UPLOAD_BYTES); send a smaller file"),
                                 *training.large_bodies(settings)])
+    app.add_middleware(RateLimit, rules=write_rules(settings))  # shares, uploads, training: per client
+    app.add_middleware(BodyWatch, timeout_s=settings.body_timeout_s)  # outside the two above: times their drains too
     app.add_middleware(SecurityHeaders)
     if missing := missing_assets():
         log.warning("static files missing (run `make setup`): %s", ", ".join(missing))

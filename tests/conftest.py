@@ -17,6 +17,11 @@ from app.settings import Settings
 from app.tokenizers.registry import Registry, default_registry
 from tests.reference import BUILTIN_NAMES  # noqa: F401  (used by the tests)
 
+# The tests share and upload far more than a person would: the per-client rates are lifted for
+# every app and server they start (tests/api/test_rate_limit.py sets its own low ones).
+os.environ.setdefault("TOKENPRISM_SHARES_PER_MINUTE", "1000000")
+os.environ.setdefault("TOKENPRISM_UPLOADS_PER_MINUTE", "1000000")
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

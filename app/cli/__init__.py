@@ -1,8 +1,8 @@
-"""The `tokenprism` command: list, encode, decode, tokenize, count, train, add, remove, serve.
+"""The `tokenprism` command: list, encode, decode, tokenize, count, train, add, remove, shares, serve.
 
 A thin shell over the engine; this module builds the parser and runs a command, and each
 concern has its module: `tokens` (list, encode, decode, tokenize, serve), `count`,
-`train`, `store` (add, remove), with `io` (reading files and stdin, `CliError`),
+`train`, `store` (add, remove), `shares` (prune), with `io` (reading files and stdin, `CliError`),
 `corpus_args` (the corpus options count and train share) and `progress`. Every failure a
 user can cause ends with one line on stderr that says what to do, and exit status 2;
 never a traceback. A corpus job whose work fails (a worker dies) exits with status 1.
@@ -15,6 +15,7 @@ import sys
 
 from app.cli.count import add_count_command
 from app.cli.io import CliError
+from app.cli.shares import add_shares_command
 from app.cli.store import add_store_commands
 from app.cli.tokens import add_commands, add_serve
 from app.cli.train import add_train_command
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_count_command(add)
     add_train_command(add)
     add_store_commands(add)
+    add_shares_command(add)
     add_serve(add)
     return parser
 

@@ -50,6 +50,7 @@ def cmd_tokenize(args) -> None:
 def cmd_serve(args) -> None:
     import uvicorn
 
+    from app.settings import get_settings
     from app.web.edge.http_protocol import BoundedHttpToolsProtocol
 
     if not 1 <= args.workers <= 64:
@@ -57,6 +58,7 @@ def cmd_serve(args) -> None:
     uvicorn.run(
         "app.main:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
         http=BoundedHttpToolsProtocol, loop="auto", log_level=args.log_level, access_log=args.access_log,
+        timeout_keep_alive=get_settings().keepalive_timeout_s,  # the protocol reads the other timeouts itself
     )
 
 

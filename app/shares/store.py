@@ -17,12 +17,14 @@ form's size what the per-share cap counts.
 Limits: a document over `max_share_bytes` is a 413 `share_too_large`; one that would take
 the stored bytes past `max_store_bytes` a 409 `store_full` (a document already stored is
 still answered: it costs nothing).
-Not pruned: the app never deletes a share, so a link once given keeps working as long as
-the data directory does. When the store is full, new shares are refused until the
-operator raises the cap or deletes rows (`DELETE FROM shares WHERE created < '2026-01-01'`;
-the triggers keep the total right). A file that is not a database, or cannot be opened or
-written, is a 503 naming it (logged with its path); nothing is moved or deleted for the
-operator. Left out: expiry, per-client quotas, listing or searching shares.
+Pruning is the operator's: the app never deletes a share, so a link once given keeps working
+until `tokenprism shares prune` (`prune` here) removes shares older than an age, then the
+oldest until the store is under a size, in one transaction (safe while servers write). When
+the store is full, new shares are refused until the operator prunes or raises the cap.
+A file that is not a database, or cannot be opened or written, is a 503 naming it (logged
+with its path); nothing is moved or deleted for the operator. Left out: expiry, listing or
+searching shares, and when a share was last opened (pruning goes by creation time).
+Per-client rates are the edge's (app/web/edge/rate_limit.py).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import time
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from app.errors import InvalidInput, TokenprismError
@@ -108,6 +110,13 @@ class Share:
     created: str
     raw_size: int  # bytes of the canonical form
     size: int  # bytes stored
+
+
+@dataclass(frozen=True)
+class Pruned:
+    removed: list[tuple[str, str, int]]  # (id, created, bytes stored), oldest first
+    shares: int  # what is left
+    bytes: int
 
 
 def canonical(document: dict) -> bytes:
@@ -200,6 +209,30 @@ class ShareStore:
             shares, stored = conn.execute("SELECT shares, bytes FROM totals").fetchone()
         return shares, stored
 
+    def prune(self, older_than: timedelta | None = None, max_bytes: int | None = None, dry_run: bool = False) -> Pruned:
+        """Remove the shares created over `older_than` ago, then the oldest until at most `max_bytes`
+        are stored; with `dry_run`, only say which. One transaction: writers wait, readers read on."""
+        if not self.path.exists():
+            return Pruned([], 0, 0)
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                rows = conn.execute("SELECT id, created, size FROM shares ORDER BY created, id").fetchall()
+                shares, stored = conn.execute("SELECT shares, bytes FROM totals").fetchone()
+                cutoff = _stamp(datetime.now(timezone.utc) - older_than) if older_than is not None else ""
+                removed = []
+                for row in rows:
+                    if row[1] >= cutoff and (max_bytes is None or stored <= max_bytes):
+                        break
+                    removed.append(row)
+                    stored -= row[2]
+                conn.executemany("DELETE FROM shares WHERE id = ?", [(row[0],) for row in removed])
+                conn.execute("ROLLBACK" if dry_run else "COMMIT")
+            finally:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+        return Pruned(removed, shares - len(removed), stored)
+
     # ---- the file ----
 
     def _known(self, conn: sqlite3.Connection, key: str, digest: str) -> bool:
@@ -262,4 +295,9 @@ class ShareStore:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return _stamp(datetime.now(timezone.utc))
+
+
+def _stamp(moment: datetime) -> str:
+    """UTC to the second, ISO 8601 with Z: these sort as the moments do."""
+    return moment.astimezone(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")

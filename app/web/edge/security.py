@@ -1,5 +1,6 @@
-"""Three small ASGI middlewares at the edge: security headers on every response, request
-body limits (per request, and over all requests in flight), and HEAD answered as GET.
+"""Small ASGI middlewares at the edge: security headers on every response, request body
+limits (per request, and over all requests in flight), body progress (`BodyWatch`), and HEAD
+answered as GET.
 
 The body limit is enforced while the body streams in (Content-Length is checked first,
 then the bytes actually received), so an oversized request is refused with a 413 in the
@@ -10,10 +11,18 @@ before reading (Python's urllib) otherwise gets a connection reset instead of th
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from starlette.requests import ClientDisconnect
+
+from app.errors import TokenprismError
+
+log = logging.getLogger("tokenprism")
 
 DRAIN_BYTES = 64 * 1024 * 1024  # most bytes of an oversized body read and dropped before the 413
 UPLOAD_FORM_SLACK = 64 * 1024  # an upload's form fields and multipart framing, beyond the file itself
@@ -87,11 +96,11 @@ class BodyLimit:
         declared = int(declared) if declared is not None and declared.isdigit() else None
         if declared is not None and declared > max_bytes:
             if declared <= DRAIN_BYTES:
-                await self._drain(receive, 0)
+                await drain(receive)
             return await self._refuse(send, large)
         held = declared or 0
         if held and self.inflight + held > self.max_inflight:
-            await self._drain(receive, 0)
+            await drain(receive)
             return await self._busy(send)
         self.inflight += held
         received = 0
@@ -111,7 +120,7 @@ class BodyLimit:
                     # End the body here; whatever the app answers is replaced by the refusal.
                     refusal = (lambda send: self._refuse(send, large)) if received > max_bytes else self._busy
                     if message.get("more_body"):
-                        await self._drain(receive, received)
+                        await drain(receive, received)
                     return {"type": "http.request", "body": b"", "more_body": False}
             return message
 
@@ -126,31 +135,33 @@ class BodyLimit:
         finally:
             self.inflight -= held
 
-    @staticmethod
-    async def _drain(receive, received: int) -> None:
-        while received <= DRAIN_BYTES:
-            message = await receive()
-            if message["type"] != "http.request":
-                return
-            received += len(message.get("body", b""))
-            if not message.get("more_body"):
-                return
-
     async def _refuse(self, send, large: LargeBody | None = None):
         if large:
-            await _error(send, 413, large.code, large.message)
+            await send_error(send, 413, large.code, large.message)
         else:
-            await _error(send, 413, "body_too_large", f"request body is over {self.max_bytes:,} bytes; send a smaller text")
+            await send_error(send, 413, "body_too_large", f"request body is over {self.max_bytes:,} bytes; send a smaller text")
 
     async def _busy(self, send):
-        await _error(
+        await send_error(
             send, 503, "server_busy",
             f"the server holds {self.max_inflight:,} bytes of request bodies already; try again in a few seconds",
             [(b"retry-after", b"2")],
         )
 
 
-async def _error(send, status: int, code: str, message: str, headers: list | None = None) -> None:
+async def drain(receive, received: int = 0) -> None:
+    """Read and drop the rest of a body being refused (up to DRAIN_BYTES), so that a client
+    sending it all before reading gets the answer rather than a connection reset."""
+    while received <= DRAIN_BYTES:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        received += len(message.get("body", b""))
+        if not message.get("more_body"):
+            return
+
+
+async def send_error(send, status: int, code: str, message: str, headers: list | None = None) -> None:
     body = json.dumps({"error": {"code": code, "message": message}}).encode()
     await send(
         {
@@ -161,6 +172,78 @@ async def _error(send, status: int, code: str, message: str, headers: list | Non
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+class BodyTimeout(TokenprismError):
+    code = "body_timeout"
+    status = 408
+    headers = {"Connection": "close"}
+
+
+class ClientGone(TokenprismError):
+    """The client closed the connection before its body was whole; nobody reads the answer."""
+    code = "client_closed"
+
+
+class BodyWatch:
+    """Each part of a request body must arrive within `timeout_s` of the last one (or of the
+    app asking for it): otherwise the read raises `BodyTimeout`, the answer is a 408
+    `body_timeout` and the connection is closed. A client that closes the connection before its
+    body is whole is one log line (the read raises `ClientGone`), not a traceback. Reads after
+    the body is whole, and requests without a body, pass untouched. A body that keeps trickling
+    in, a byte within each `timeout_s`, is bounded only by the body limits."""
+
+    def __init__(self, app, timeout_s: float):
+        self.app = app
+        self.timeout_s = timeout_s
+
+    async def __call__(self, scope, receive, send):
+        headers = dict(scope.get("headers", ())) if scope["type"] == "http" else {}
+        if headers.get(b"content-length", b"0") == b"0" and b"transfer-encoding" not in headers:
+            return await self.app(scope, receive, send)
+        whole = timed_out = started = replaced = False
+
+        async def watched_receive():
+            nonlocal whole, timed_out
+            if whole:
+                return await receive()
+            try:
+                async with asyncio.timeout(self.timeout_s):
+                    message = await receive()
+            except TimeoutError:
+                timed_out = True
+                raise BodyTimeout(self._late()) from None
+            if message["type"] == "http.disconnect":
+                self._gone(scope)
+                raise ClientGone("the client closed the connection while sending its body")
+            whole = not message.get("more_body")
+            return message
+
+        async def watched_send(message):
+            nonlocal started, replaced
+            if message["type"] == "http.response.start":
+                started = True
+                if timed_out and message["status"] != 408:  # whatever else the app made of the failed read
+                    replaced = True
+                    return await send_error(send, 408, BodyTimeout.code, self._late(), [(b"connection", b"close")])
+            if not replaced:
+                await send(message)
+
+        try:
+            await self.app(scope, watched_receive, watched_send)
+        except (BodyTimeout, ClientGone):  # raised where no handler of the app's answers it (a drain)
+            if timed_out and not started:
+                await send_error(send, 408, BodyTimeout.code, self._late(), [(b"connection", b"close")])
+        except ClientDisconnect:
+            self._gone(scope)
+
+    def _late(self) -> str:
+        return (f"no part of the request body arrived for {self.timeout_s:g} s (TOKENPRISM_BODY_TIMEOUT_S); "
+                "send the whole body at once")
+
+    @staticmethod
+    def _gone(scope) -> None:
+        log.warning("client closed the connection while sending its body (%s %s)", scope["method"], scope["path"])
 
 
 class HeadAsGet:
