@@ -96,7 +96,8 @@ async def limits(request: Request):
 # ---- tokenizers ----
 
 
-@api.get("/tokenizers", tags=["tokenizers"], response_model=schemas.TokenizersResponse, summary="List the tokenizers")
+@api.get("/tokenizers", tags=["tokenizers"], response_model=schemas.TokenizersResponse, responses=errors(422),
+         summary="List the tokenizers, or search them")
 async def list_tokenizers(
     request: Request,
     q: str | None = Query(None, min_length=1, max_length=MAX_SEARCH_CHARS,
