@@ -7,8 +7,9 @@ at a lower priority (nice 10) under an address-space limit, so a training job ca
 starve the server's requests or take the machine's memory.
 
 Messages to the parent, over a duplex pipe: ("phase", name), ("progress", done, total)
-at most every PROGRESS_EVERY_S (and the last one always), ("saving",) then it waits for
-("go",) or ("stop",): the parent lets it write only if the job was not cancelled meanwhile;
+at most every PROGRESS_EVERY_S (and the last one always), ("saving", summary) (the summary
+with the model's sha256) then it waits for ("go",) or ("stop",): the parent records the
+summary and lets it write only if the job was not cancelled meanwhile;
 finally ("done", summary) or ("failed", code, message). Left out: any job state (the
 parent keeps it).
 """
@@ -65,17 +66,17 @@ def main(spec_json: str, corpus_path: str, folder: str, conn, parent_pid: int, m
             conn.send(("progress", done, total))
 
     def phase(name: str) -> None:
-        if name != "saving":
-            conn.send(("phase", name))
-            return
-        conn.send(("saving",))
+        conn.send(("phase", name))
+
+    def saving(summary: dict) -> None:
+        conn.send(("saving", summary))
         if conn.recv() != ("go",):
             raise _Stopped
 
     try:
         spec = TrainSpec.from_json(spec_json)
         documents = json.loads(Path(corpus_path).read_text(encoding="utf-8"))
-        conn.send(("done", train_and_save(spec, documents, Path(folder), progress, phase)))
+        conn.send(("done", train_and_save(spec, documents, Path(folder), progress, phase, saving)))
     except _Stopped:
         pass
     except TokenprismError as error:

@@ -1,8 +1,9 @@
 """The one job runner: a bounded queue, at most N jobs at once, each in a child process.
 
 `submit` checks capacity (running + waiting + being submitted, at most `jobs + queue`;
-more is `JobsBusy`, a 503 with Retry-After) and the name (one active job per name; a taken
-name needs `replace`), records the job (`store.py`), writes its corpus to
+more is `JobsBusy`, a 503 with Retry-After) and the name (one active job per name, across
+processes: `JobStore.create` checks and records in one transaction; a taken name needs
+`replace`), records the job (`store.py`), writes its corpus to
 `<data dir>/jobs/corpus/ID.json` and queues it. Each of `jobs` long-lived threads takes
 the next job and runs `child.main` in a process of multiprocessing's spawn context (the
 thread outlives the child, which the kernel kills when that thread's process dies), relays
@@ -12,10 +13,12 @@ worker) is seen within POLL_S. `run_inline` runs the same work (`work.train_and_
 the calling process, for the CLI, with the same job record.
 
 Liveness: each runner holds an flock on `jobs/owners/OWNER.lock` (made under a temp name,
-locked, then renamed, so nobody sees it unlocked). At start, `recover` marks every queued
-or running job whose owner's lock is free (its process died, even by SIGKILL) as
-interrupted, removes its corpus file and its model temp files, and removes corpus files of
-no live job. `close` (server shutdown) kills this runner's children and interrupts its jobs.
+locked, then renamed, so nobody sees it unlocked). At start, `recover` ends every queued
+or running job whose owner's lock is free (its process died, even by SIGKILL), removes its
+corpus file and its model temp files, and removes corpus files of no live job. `close`
+(server shutdown) kills this runner's children and ends its jobs. A job whose process is
+gone ends as the disk says (`_end`): `done` if the model it recorded before writing
+(`work.saved`: same sha256) is in place, else interrupted (or failed) with nothing saved.
 Left out: priorities, fairness between clients, resuming an interrupted job.
 """
 
@@ -37,9 +40,12 @@ from app.errors import TokenprismError
 from app.jobs import child, owners
 from app.jobs.spec import NameTaken, TrainSpec
 from app.jobs.store import ACTIVE, MAX_KEPT, JobStore, public
-from app.jobs.work import name_taken, remove_temps, taken_message, train_and_save
+from app.jobs.work import name_taken, remove_temps, saved, taken_message, train_and_save
 
 log = logging.getLogger("tokenprism")
+STOPPED = "the server stopped before this job finished; nothing was saved. Start it again"
+SAVED_BEFORE_STOP = ("the model was saved whole just before its training process stopped; the job's end was "
+                     "recorded afterwards")
 POLL_S = 0.25  # how often a job's thread looks for a cancel recorded by another process
 PROGRESS_WRITE_S = 0.25  # progress is written to the store at most this often
 RETRY_AFTER_S = 10
@@ -101,9 +107,7 @@ class JobRunner:
             if load >= self.jobs + self.queue:
                 raise JobsBusy(f"{load} training jobs are running or waiting, the most this server takes "
                                f"({self.jobs} at once + {self.queue} waiting); try again in {RETRY_AFTER_S} s")
-            self._check_name(spec)
-            job_id = secrets.token_urlsafe(16)
-            self.store.create(job_id, "train", spec.name, spec.to_json(), spec.merges_wanted, self.owner)
+            job_id = self._record(spec)
             self._reserved += 1
         try:
             (self.corpus_dir / f"{job_id}.json").write_text(json.dumps(documents, ensure_ascii=False), encoding="utf-8")
@@ -155,10 +159,7 @@ class JobRunner:
         """Train and save in this process, recorded as a job (DELETE /api/train/ID cancels it
         too); the summary. `documents` as `work.train_and_save` takes them (a list, or a function
         of the split regex returning chunk counts). Raises what it raises (NameTaken, ...)."""
-        with self._lock:
-            self._check_name(spec)
-            job_id = secrets.token_urlsafe(16)
-            self.store.create(job_id, "train", spec.name, spec.to_json(), spec.merges_wanted, self.owner, status="running")
+        job_id = self._record(spec, status="running")
         last = 0.0
 
         def report(done: int, total: int) -> None:
@@ -174,20 +175,20 @@ class JobRunner:
                 progress(done, total)
 
         def phase(name: str) -> None:
-            if name != "saving":
-                self.store.set_phase(job_id, name)
-            elif not self.store.begin_saving(job_id):
+            self.store.set_phase(job_id, name)
+
+        def saving(summary: dict) -> None:
+            if not self.store.begin_saving(job_id, summary):
                 raise TokenprismError(f"job {job_id} was cancelled; nothing was saved", code="cancelled", status=409)
 
         try:
-            summary = train_and_save(spec, documents, self.tokenizer_dir, report, phase)
+            summary = train_and_save(spec, documents, self.tokenizer_dir, report, phase, saving)
         except TokenprismError as error:
             self.store.finish(job_id, "failed", error=(error.code, error.message))
             raise
-        except BaseException as error:  # KeyboardInterrupt included: the job did not finish
+        except BaseException as error:  # KeyboardInterrupt included: the job did not finish, unless its model is saved
             status = "cancelled" if isinstance(error, KeyboardInterrupt) else "failed"
-            self.store.finish(job_id, status, error=(status, f"stopped: {type(error).__name__}; nothing was saved"))
-            remove_temps(self.tokenizer_dir, spec.name)
+            self._end(job_id, status, f"stopped: {type(error).__name__}; nothing was saved")
             raise
         self.store.finish(job_id, "done", result=summary, merges=summary["merges"])
         return {**summary, "job": job_id}
@@ -201,12 +202,8 @@ class JobRunner:
             owners.alive(claim)
         interrupted = []
         for job in self.store.active():
-            if job["owner"] in live:
-                continue
-            if self.store.interrupt(job["id"], "the server stopped before this job finished; nothing was saved. "
-                                    "Start it again"):
+            if job["owner"] not in live and self._end(job["id"], "interrupted", STOPPED) == "interrupted":
                 interrupted.append(job["id"])
-            remove_temps(self.tokenizer_dir, job["name"])
         active = {job["id"] for job in self.store.active()}
         for path in self.corpus_dir.glob("*"):
             if path.stem not in active:
@@ -216,7 +213,7 @@ class JobRunner:
         return interrupted
 
     def close(self) -> None:
-        """Kill this runner's children and interrupt its jobs (the server is stopping)."""
+        """Kill this runner's children and end their jobs as the disk says (the server is stopping)."""
         with self._lock:
             self._closed = True
             waiting, self._waiting = list(self._waiting), collections.deque()
@@ -225,12 +222,13 @@ class JobRunner:
         for job_id in waiting:
             self.store.interrupt(job_id, "the server stopped before this job started; start it again")
             self._forget_corpus(job_id)
-        for job_id, process in running:
-            self.store.interrupt(job_id, "the server stopped while this job ran; nothing was saved. Start it again")
+        for _, process in running:
             if process is not None:
-                process.kill()
+                process.kill()  # its thread ends the job (see _run)
         for thread in self._threads:
             thread.join(timeout=10)
+        for job_id, _ in running:  # a job whose thread did not get to it
+            self._end(job_id, "interrupted", STOPPED)
         (self.owner_dir / f"{self.owner}.lock").unlink(missing_ok=True)
         os.close(self._owner_fd)
         if not any(thread.is_alive() for thread in self._threads):
@@ -238,12 +236,36 @@ class JobRunner:
 
     # -- inside ---------------------------------------------------------------------------------
 
-    def _check_name(self, spec: TrainSpec) -> None:
-        if self.store.name_in_use(spec.name):
+    def _record(self, spec: TrainSpec, status: str = "queued") -> str:
+        """Record a job for `spec` if no active job (of any process) has its name and, unless it
+        replaces, no tokenizer has it; its id."""
+        def free() -> None:
+            if not spec.replace and name_taken(self.tokenizer_dir, spec.name):
+                raise NameTaken(taken_message(spec.name))
+
+        job_id = secrets.token_urlsafe(16)
+        if not self.store.create(job_id, "train", spec.name, spec.to_json(), spec.merges_wanted, self.owner, status,
+                                 check=free):
             raise TokenprismError(f"a job is training {spec.name} already; wait for it to end, or choose another name",
                                   code="name_busy", status=409)
-        if not spec.replace and name_taken(self.tokenizer_dir, spec.name):
-            raise NameTaken(taken_message(spec.name))
+        return job_id
+
+    def _end(self, job_id: str, status: str, message: str, code: str | None = None) -> str | None:
+        """End an active job whose process is gone as the disk says: `done` when the model it
+        recorded before writing is in place, whole; else `status` with `message`, its temp
+        files removed. The status it ended with; None if it had ended already."""
+        row = self.store.get(job_id)
+        if row is None or row["status"] not in ACTIVE:
+            return None
+        summary = row["result"] if row["phase"] == "saving" else None
+        if saved(self.tokenizer_dir, row["name"], summary):
+            if self.store.finish(job_id, "done", result={**summary, "note": SAVED_BEFORE_STOP}, merges=summary["merges"]):
+                log.warning("training job %s: its model was saved before its process stopped; it is done", job_id)
+                return "done"
+            return None
+        ended = self.store.finish(job_id, status, error=(code or status, message))
+        remove_temps(self.tokenizer_dir, row["name"])
+        return status if ended else None
 
     def _forget_corpus(self, job_id: str) -> None:
         (self.corpus_dir / f"{job_id}.json").unlink(missing_ok=True)
@@ -294,8 +316,10 @@ class JobRunner:
             return
         if outcome and outcome[0] == "failed":
             self.store.finish(job_id, "failed", error=(outcome[1], outcome[2]))
-        elif self.store.finish(job_id, "failed", error=("worker_died", f"the training process ended without a result "
-                                                        f"(exit code {process.exitcode}; out of memory?)")):
+        elif self._closed:
+            self._end(job_id, "interrupted", STOPPED)
+        elif self._end(job_id, "failed", f"the training process ended without a result (exit code "
+                       f"{process.exitcode}; out of memory?); nothing was saved", "worker_died") == "failed":
             log.warning("training job %s: its process died with exit code %s", job_id, process.exitcode)
         remove_temps(self.tokenizer_dir, job["name"])
 
@@ -320,7 +344,7 @@ class JobRunner:
                 elif message[0] == "saving":
                     if pending:
                         self.store.progress(job_id, *pending)
-                    conn.send(("go",) if self.store.begin_saving(job_id) else ("stop",))
+                    conn.send(("go",) if self.store.begin_saving(job_id, message[1]) else ("stop",))
             if pending and now - written >= PROGRESS_WRITE_S:
                 self.store.progress(job_id, *pending)
                 pending, written = None, now

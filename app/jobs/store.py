@@ -6,7 +6,11 @@ starting, counting, merging, saving), times, the spec and the result as JSON, an
 owner: the runner (one per process) that runs it. WAL mode, so readers never wait for
 the writer, and a busy timeout, so the processes sharing a data directory (uvicorn
 workers, the CLI) take turns instead of failing. Every change of status is one
-conditional UPDATE, so a cancel and the end of a job cannot both win.
+conditional UPDATE, so a cancel and the end of a job cannot both win. `create` checks
+that no active job has the name and inserts in one `BEGIN IMMEDIATE` transaction, so of
+two processes submitting one name at once exactly one gets it. `begin_saving` records the
+summary the job will report, with the sha256 of the model it is about to write, so a
+process killed after the write can be told from one killed before it (runner.py).
 
 Finished jobs are kept (the newest MAX_KEPT) so a job page still reads after a restart.
 Left out: a schema migration scheme (one table; a new column would need one).
@@ -18,6 +22,7 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ACTIVE = ("queued", "running")
@@ -82,18 +87,34 @@ class JobStore:
     # -- creating and reading ----------------------------------------------------------
 
     def create(self, job_id: str, kind: str, name: str, spec: str, merges_total: int, owner: str,
-               status: str = "queued") -> None:
+               status: str = "queued", check: Callable[[], None] | None = None) -> bool:
+        """Record a job, unless an active job has its name already: False then. The check and
+        the insert are one transaction holding SQLite's write lock (BEGIN IMMEDIATE), so this is
+        atomic across processes. `check` runs inside it; what it raises leaves nothing recorded."""
         now = time.time()
-        self._write(
-            "INSERT INTO jobs (id, kind, name, status, spec, merges_total, created, started, owner) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (job_id, kind, name, status, spec, merges_total, now, now if status == "running" else None, owner),
-        )
-        self._write(
-            f"DELETE FROM jobs WHERE NOT {_ACTIVE_SQL} AND id NOT IN "
-            f"(SELECT id FROM jobs WHERE NOT {_ACTIVE_SQL} ORDER BY created DESC LIMIT ?)",
-            (MAX_KEPT,),
-        )
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                if self._db.execute(f"SELECT 1 FROM jobs WHERE name = ? AND {_ACTIVE_SQL} LIMIT 1", (name,)).fetchone():
+                    self._db.execute("ROLLBACK")
+                    return False
+                if check is not None:
+                    check()
+                self._db.execute(
+                    "INSERT INTO jobs (id, kind, name, status, spec, merges_total, created, started, owner) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (job_id, kind, name, status, spec, merges_total, now, now if status == "running" else None, owner),
+                )
+                self._db.execute(
+                    f"DELETE FROM jobs WHERE NOT {_ACTIVE_SQL} AND id NOT IN "
+                    f"(SELECT id FROM jobs WHERE NOT {_ACTIVE_SQL} ORDER BY created DESC LIMIT ?)",
+                    (MAX_KEPT,),
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return True
 
     def get(self, job_id: str) -> dict | None:
         rows = self._read("SELECT * FROM jobs WHERE id = ?", (job_id,))
@@ -105,9 +126,6 @@ class JobStore:
 
     def active(self) -> list[dict]:
         return self._read(f"SELECT id, name, status, owner FROM jobs WHERE {_ACTIVE_SQL} ORDER BY created")
-
-    def name_in_use(self, name: str) -> bool:
-        return bool(self._read(f"SELECT 1 FROM jobs WHERE name = ? AND {_ACTIVE_SQL} LIMIT 1", (name,)))
 
     def recent(self, limit: int = 10) -> list[dict]:
         return self._read("SELECT id, name, status, merges_done, merges_total, created FROM jobs "
@@ -127,9 +145,11 @@ class JobStore:
         self._write("UPDATE jobs SET merges_done = ?, merges_total = ?, phase = 'merging' "
                     "WHERE id = ? AND status = 'running' AND phase != 'saving'", (done, total, job_id))
 
-    def begin_saving(self, job_id: str) -> bool:
-        """running -> saving (a cancel can no longer win); False if it was cancelled first."""
-        return self._write("UPDATE jobs SET phase = 'saving' WHERE id = ? AND status = 'running'", (job_id,)) == 1
+    def begin_saving(self, job_id: str, summary: dict) -> bool:
+        """running -> saving (a cancel can no longer win), with the summary the job will report
+        (its `sha256`: the model it is about to write); False if it was cancelled first."""
+        return self._write("UPDATE jobs SET phase = 'saving', result = ? WHERE id = ? AND status = 'running'",
+                           (json.dumps(summary), job_id)) == 1
 
     def finish(self, job_id: str, status: str, *, result: dict | None = None, error: tuple[str, str] | None = None,
                merges: int | None = None) -> bool:

@@ -8,11 +8,15 @@ killed at any point leaves either no file or the whole file; a temp file it leav
 removed by `remove_temps` under the same lock.
 
 `phase` is told "counting" before the corpus is split, then `progress(done, total)` after
-each merge, then "saving". Left out: any HTTP, queueing or job state (runner.py).
+each merge; `saving(summary)` is told what the job will report (with the `sha256` of the
+model file) just before the file is written, and may raise to stop it. `saved` tells
+whether the file on disk is that model, so a process killed between the write and its
+report can be told done (runner.py). Left out: any HTTP, queueing or job state (runner.py).
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -41,7 +45,7 @@ def taken_message(name: str) -> str:
 
 
 def train_and_save(spec: TrainSpec, documents: list[str] | Callable, folder: Path, progress: Progress | None = None,
-                   phase: Callable[[str], None] | None = None) -> dict:
+                   phase: Callable[[str], None] | None = None, saving: Callable[[dict], None] | None = None) -> dict:
     """Train `spec` on `documents` and save it; the summary the job reports when done.
 
     `documents` may instead be a function of the split regex that returns what
@@ -65,26 +69,46 @@ def train_and_save(spec: TrainSpec, documents: list[str] | Callable, folder: Pat
             documents, spec.vocab_size, pattern=spec.pattern, special_tokens=spec.special_tokens, name=spec.name,
             description=spec.description or None, progress=progress,
         )
-        if phase:
-            phase("saving")
+        data = tokenizer.dumps()
+        summary = {
+            "tokenizer": spec.name,
+            "vocab_size": tokenizer.vocab_size,
+            "merges": len(tokenizer.merges),
+            "merges_wanted": spec.merges_wanted,
+            "pattern": spec.pattern,
+            "special_tokens": dict(tokenizer.special_tokens),
+            "description": tokenizer.description,
+            **facts,
+            "seconds": round(time.perf_counter() - started, 3),
+            "sha256": hashlib.sha256(data).hexdigest(),
+        }
+        if saving:
+            saving(summary)
         try:
-            write_atomically(path, tokenizer.dumps(), overwrite=spec.replace)
+            write_atomically(path, data, overwrite=spec.replace)
         except FileExistsError:
             raise NameTaken(f"a tokenizer named {spec.name} appeared while this one trained; "
                             "train again with another name, or replace it") from None
-        if spec.replace:  # an added file of the same name would hide the new model (as uploads.store does)
-            (folder / f"{spec.name}{UPLOAD_SUFFIX}").unlink(missing_ok=True)
-    return {
-        "tokenizer": spec.name,
-        "vocab_size": tokenizer.vocab_size,
-        "merges": len(tokenizer.merges),
-        "merges_wanted": spec.merges_wanted,
-        "pattern": spec.pattern,
-        "special_tokens": dict(tokenizer.special_tokens),
-        "description": tokenizer.description,
-        **facts,
-        "seconds": round(time.perf_counter() - started, 3),
-    }
+        if spec.replace:
+            hide_no_more(folder, spec.name)
+    return summary
+
+
+def hide_no_more(folder: Path, name: str) -> None:
+    """Remove an added file named `name`, which would hide a replacing model (as uploads.store does)."""
+    (folder / f"{name}{UPLOAD_SUFFIX}").unlink(missing_ok=True)
+
+
+def saved(folder: Path, name: str, summary: dict | None) -> bool:
+    """Whether `<folder>/NAME.bpe` is the model whose summary (with its sha256) a job recorded
+    before writing it: the job's output is on disk, whole."""
+    if not summary or not summary.get("sha256"):
+        return False
+    try:
+        data = model_path(folder, name).read_bytes()
+    except OSError:
+        return False
+    return hashlib.sha256(data).hexdigest() == summary["sha256"]
 
 
 def remove_temps(folder: Path, name: str) -> int:

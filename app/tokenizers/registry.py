@@ -177,6 +177,30 @@ class Registry:
         self._refuse_unusable(name)
         raise UnknownTokenizer(name, self.names())
 
+    # -- for pickers: pages list the built-ins and the recent user tokenizers, and search the rest
+
+    def recent_user_entries(self, limit: int) -> list[Entry]:
+        """The `limit` user tokenizers whose files changed last, newest first."""
+        newest = sorted(self._user().values(), key=lambda entry: (entry.version[3], entry.name), reverse=True)
+        return newest[:limit]
+
+    def search(self, query: str, limit: int) -> list[Entry]:
+        """Up to `limit` tokenizers for a search box: the one `query` stands for (a tokenizer name,
+        an alias or a model name), then those whose name contains it (any case), in listing order."""
+        found: dict[str, Entry] = {}
+        try:
+            name = self.resolve(query)
+            found[name] = self._entries.get(name) or self._user()[name]
+        except (UnknownTokenizer, TokenizerFileError):
+            pass
+        lower = query.lower()
+        for entry in self.entries():
+            if len(found) >= limit:
+                break
+            if lower in entry.name.lower():
+                found.setdefault(entry.name, entry)
+        return list(found.values())[:limit]
+
 
 def _user_entry(model: UserModel) -> Entry:
     def build() -> Tokenizer:

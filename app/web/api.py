@@ -20,7 +20,7 @@ Decisions (also in the OpenAPI descriptions):
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from app.errors import BadTokenId, InvalidInput, TextTooLarge
@@ -36,6 +36,7 @@ from app.web.edge.lean_route import LeanRoute
 from app.web.edge.json_body import dumps, json_response, token_list
 
 INLINE_CHARS = 4_096  # /api/count texts up to this size are counted on the event loop (~0.1 ms)
+MAX_SEARCH_CHARS, MAX_SEARCH_RESULTS = 200, 100  # GET /api/tokenizers?q=: the query, and the results at most
 
 router = APIRouter()  # /healthz and /docs
 api = APIRouter(prefix="/api")
@@ -95,10 +96,20 @@ async def limits(request: Request):
 # ---- tokenizers ----
 
 
-@api.get("/tokenizers", tags=["tokenizers"], response_model=schemas.TokenizersResponse, summary="List the tokenizers")
-async def list_tokenizers(request: Request):
-    """Built-in tokenizers first, then the ones users trained. Listing loads none of them."""
+@api.get("/tokenizers", tags=["tokenizers"], response_model=schemas.TokenizersResponse, responses=errors(422),
+         summary="List the tokenizers, or search them")
+async def list_tokenizers(
+    request: Request,
+    q: str | None = Query(None, min_length=1, max_length=MAX_SEARCH_CHARS,
+                          description="Search instead: the tokenizer this name (or alias, or model name) stands for, "
+                                      "then those whose name contains it, any case; at most `limit`."),
+    limit: int = Query(MAX_SEARCH_RESULTS, ge=1, le=MAX_SEARCH_RESULTS, description="With `q`: how many at most."),
+):
+    """Built-in tokenizers first, then the ones users trained. Listing loads none of them. The pages' pickers
+    list the built-ins and the recent ones, and find the others with `q`."""
     registry = services(request).registry
+    if q is not None:
+        return {"tokenizers": [entry.info() for entry in registry.search(q, limit)]}
     return {"tokenizers": registry.infos()}
 
 

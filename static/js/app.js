@@ -9,7 +9,9 @@
 // - "Copy" copies the ids; an error the server answers as JSON is shown inline
 // - "Find by model": a search box over the <datalist> of model and tokenizer names. On the
 //   playground a name sets the tokenizer <select> (which then posts as usual); on the
-//   comparison page it filters the tokenizers, and Enter adds the match
+//   comparison page it filters the tokenizers, and Enter adds the match. Pages list the
+//   built-ins and the recent trained tokenizers only: a name they do not list is asked of
+//   GET /api/tokenizers?q=, whose answers join the datalist, the select or the picks
 // - chat: pointing at a message (its editor card, its row of counts or any of its tokens), or
 //   editing it, lights up that message everywhere on the page
 (function () {
@@ -321,6 +323,71 @@
     return Array.prototype.some.call(select.options, function (o) { return o.value === value; });
   }
 
+  // Asks the server once per text and page; calls `then` with the tokenizers found (after adding
+  // them to the datalist). False when this text was asked already.
+  var searched = {};
+  function searchServer(value, then) {
+    if (!value || searched[value]) return false;
+    searched[value] = true;
+    fetch("/api/tokenizers?q=" + encodeURIComponent(value) + "&limit=20", { headers: { Accept: "application/json" } })
+      .then(function (response) { return response.ok ? response.json() : { tokenizers: [] }; })
+      .then(function (body) {
+        var list = document.querySelector("datalist[data-role=model-names]");
+        body.tokenizers.forEach(function (t) {
+          if (!list || Array.prototype.some.call(list.options, function (o) { return o.dataset.kind === "tokenizer" && o.value === t.name; })) return;
+          var option = document.createElement("option");
+          option.value = t.name;
+          option.label = "tokenizer · " + t.kind + " · " + t.vocab_size.toLocaleString("en") + " ids";
+          option.dataset.tokenizer = t.name;
+          option.dataset.kind = "tokenizer";
+          list.appendChild(option);
+        });
+        then(body.tokenizers);
+      })
+      .catch(function () { then([]); });
+    return true;
+  }
+
+  function foundOf(value, tokenizers) {  // the tokenizer `value` stands for, if the server found it
+    var found = resolveName(value);
+    return found && tokenizers.filter(function (t) { return t.name === found.tokenizer; })[0];
+  }
+
+  function addOption(select, t) {
+    var group = select.querySelector("optgroup[data-role=found]");
+    if (!group) {
+      group = document.createElement("optgroup");
+      group.label = "Found by search";
+      group.dataset.role = "found";
+      select.appendChild(group);
+    }
+    var option = document.createElement("option");
+    option.value = t.name;
+    option.title = t.description;
+    option.textContent = t.name + " · " + t.vocab_size.toLocaleString("en");
+    group.appendChild(option);
+  }
+
+  function addPickFor(picker, t) {  // a copy of a listed pick, made into this tokenizer's
+    var group = picker.querySelector('.pick-group[data-kind="' + CSS.escape(t.kind) + '"]') || picker.querySelector(".pick-group");
+    var model = group && group.querySelector("label.pick");
+    if (!model) return;
+    var pick = model.cloneNode(true);
+    pick.title = t.description;
+    pick.dataset.tokenizer = t.name;
+    pick.dataset.models = (t.models || []).join(" ");
+    pick.hidden = false;
+    var box = pick.querySelector("input");
+    box.value = t.name;
+    box.checked = false;
+    pick.querySelector(".pick-name").textContent = t.name;
+    pick.querySelector(".pick-size").textContent = t.vocab_size.toLocaleString("en");
+    var used = pick.querySelector(".pick-models");
+    if (used) used.remove();
+    group.querySelector(".picks").appendChild(pick);
+    if (window.htmx) window.htmx.process(pick);
+  }
+
   // Playground: the search box sets the select and fires its change, so htmx posts the form.
   var applying = false;
   function applyModel(input) {
@@ -329,6 +396,11 @@
     var select = form.querySelector("select[name=tokenizer]");
     if (!value) { say(note, ""); return; }
     var found = resolveName(value);
+    if ((!found || !hasOption(select, found.tokenizer)) && searchServer(value, function (tokenizers) {
+      var t = foundOf(value, tokenizers);
+      if (t && !hasOption(select, t.name)) addOption(select, t);
+      if (input.value.trim() === value) applyModel(input);
+    })) { say(note, ""); return; }
     var why = problem(value, found) || (hasOption(select, found.tokenizer) ? "" : found.tokenizer + " is not in the list.");
     say(note, why);
     if (why || input.dataset.applied === value + "\u0000" + select.value) return;
@@ -351,6 +423,11 @@
       group.hidden = !group.querySelector("label.pick:not([hidden])");
     });
     var match = found && found.available && picker.querySelector('label.pick[data-tokenizer="' + CSS.escape(found.tokenizer) + '"]');
+    if (value && !match && searchServer(value, function (tokenizers) {
+      var t = foundOf(value, tokenizers);
+      if (t && !picker.querySelector('label.pick[data-tokenizer="' + CSS.escape(t.name) + '"]')) addPickFor(picker, t);
+      if (input.value.trim() === value) filterPicks(input);
+    })) { say(note, ""); return null; }
     if (!value) say(note, "");
     else if (match) say(note, (value === found.tokenizer ? value : value + " uses " + found.tokenizer) + (match.querySelector("input").checked ? " (chosen)" : ": press Enter to add it"));
     else say(note, found ? problem(value, found) || found.tokenizer + " is not in the list." : (picker.querySelector("label.pick:not([hidden])") ? "" : problem(value, null)));

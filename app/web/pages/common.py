@@ -13,6 +13,11 @@ that gpt-4o uses it, and the address keeps "gpt-4o". With JavaScript, a search b
 the picker (a `<datalist>` of model and tokenizer names) sets the `<select>`; its text is
 posted as `model` and becomes the page's tokenizer name only when it stands for the
 tokenizer the select holds, so the select always decides which tokenizer runs.
+
+Pickers list the built-ins, the RECENT_SHOWN user tokenizers changed last and the selected
+ones (`listed_entries`), so a page costs the same with 2,000 trained tokenizers as with five;
+the search box finds the rest through `GET /api/tokenizers?q=` (app.js), and any name still
+works in the address (`?tokenizer=NAME`), since names resolve on the server.
 No routes here: app/web/pages/playground.py and compare.py hold them.
 """
 
@@ -41,6 +46,7 @@ KIND_LABELS = {"tiktoken": "tiktoken-style BPE", "sentencepiece": "SentencePiece
 TYPING_FIELDS = {"text", "ids", "content", "name"}  # the chat editor's text fields too
 HEAD_SLACK = 256  # tokens made past the drawing budget, so that a segment is not cut at its edge
 USED_BY_SHOWN = 6  # model names listed before "and N more"
+RECENT_SHOWN = 20  # user tokenizers a picker lists (the newest files); the search box finds the others
 
 
 # ---------------------------------------------------------------------------------------
@@ -127,10 +133,17 @@ def model_named(registry: Registry, name: str) -> models.Model | None:
     return None if registry.has(name) else models.find(name)
 
 
-def name_directory(registry: Registry) -> list[dict]:
-    """Every name a picker's search box takes, for its <datalist>, in lookup order:
-    tokenizer names and aliases, model names, then model-name prefixes."""
-    entries = registry.entries()
+def listed_entries(registry: Registry, selected=()) -> list:
+    """The tokenizers a picker lists, in listing order: the built-ins, the RECENT_SHOWN user
+    tokenizers whose files changed last, and those in `selected` (canonical names)."""
+    shown = {entry.name for entry in registry.recent_user_entries(RECENT_SHOWN)} | set(selected)
+    return [entry for entry in registry.entries() if not entry.user or entry.name in shown]
+
+
+def name_directory(registry: Registry, selected=()) -> list[dict]:
+    """The names a picker's search box takes without asking the server, for its <datalist>, in
+    lookup order: the listed tokenizers' names and aliases, model names, then model-name prefixes."""
+    entries = listed_entries(registry, selected)
     aliases = registry.aliases()
     have = {e.name for e in entries}
     names = [{"value": e.name, "tokenizer": e.name, "kind": "tokenizer", "available": True,
@@ -160,9 +173,9 @@ def picker_context(registry: Registry, asked: str) -> dict:
     }
 
 
-def tokenizer_groups(registry: Registry) -> list[tuple[str, list]]:
-    """Registered tokenizers grouped by kind (tiktoken, SentencePiece, own BPE), for pickers."""
-    entries = registry.entries()
+def tokenizer_groups(registry: Registry, selected=()) -> list[tuple[str, list]]:
+    """The listed tokenizers (`listed_entries`) grouped by kind (tiktoken, SentencePiece, own BPE), for pickers."""
+    entries = listed_entries(registry, selected)
     kinds = [*KIND_LABELS, *(kind for kind in KINDS if kind not in KIND_LABELS)]
     return [(KIND_LABELS.get(kind, kind), group) for kind in kinds if (group := [e for e in entries if e.kind == kind])]
 

@@ -123,13 +123,15 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
     for column in columns:
         column.asked_as = asked_as.get(column.name, "")
     url, fits = page_url("/compare", state)
+    checked = {canonical(registry, asked) for asked in state.tokenizers} - {None}
+    groups = tokenizer_groups(registry, checked)
     context = {
         **base_context(request, settings, "compare"),
         "state": state,
-        "groups": tokenizer_groups(registry),
-        "checked": {canonical(registry, asked) for asked in state.tokenizers} - {None},
-        "models_of": {name: models.models_for(name) for name in entries},
-        "directory": [] if is_htmx(request) else name_directory(registry),
+        "groups": groups,
+        "checked": checked,
+        "models_of": {e.name: models.models_for(e.name) for _, group in groups for e in group},
+        "directory": [] if is_htmx(request) else name_directory(registry, checked),
         "columns": columns,
         "error": error,
         "stats": stats,

@@ -107,9 +107,9 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         "show_counts": True,
         "chat_rows": message_rows(state.messages, result.rendered if state.mode == "chat" and result else None),
         "chat_reply": reply_tokens(result.rendered) if state.mode == "chat" and result else 0,
-        "directory": [] if is_htmx(request) else name_directory(registry),  # the full page's <datalist>
+        "directory": [] if is_htmx(request) else name_directory(registry, [picker["chosen"]]),  # the full page's <datalist>
         "state": state,
-        "groups": tokenizer_groups(registry),
+        "groups": tokenizer_groups(registry, [picker["chosen"]]),
         "entry": entry,
         "result": result,
         "error": error,

@@ -23,7 +23,7 @@ from app.jobs.spec import TRAIN_PATTERNS, corpus_limit, preview
 from app.web.training import forms as train_forms, jobs as training
 from app.web.deps import services
 from app.web.edge.json_body import finished_response
-from app.web.pages.common import base_context, is_htmx
+from app.web.pages.common import base_context, is_htmx, listed_entries
 from app.web.tokenizer_store import check_write_access
 from app.web.training.replay import ReplayState, render_replay
 
@@ -44,7 +44,7 @@ def _form_context(request: Request, fields: dict | None = None, error: Tokenpris
     settings, registry, _ = services(request)
     return {**base_context(request, settings, "train"), "section": "form", "fields": fields or {}, "error": error,
             "patterns": TRAIN_PATTERNS, "default_vocab": DEFAULT_VOCAB, "max_corpus": corpus_limit(settings)[0], "needs_token": bool(settings.admin_token),
-            "bpe_names": [e.name for e in registry.entries() if e.kind == "bpe"]}
+            "bpe_names": [e.name for e in listed_entries(registry) if e.kind == "bpe"]}
 
 
 @router.get("/train")

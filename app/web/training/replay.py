@@ -21,7 +21,7 @@ from markupsafe import Markup
 from app.bpe import replay
 from app.errors import TokenprismError
 from app.tokenizers.tokens import clean_text, text_stats
-from app.web.pages.common import base_context, is_htmx, page_text, page_url
+from app.web.pages.common import base_context, canonical, is_htmx, listed_entries, page_text, page_url
 from app.web.edge.json_body import finished_response
 from app.web.tokenview import build_view, byte_label, render_text
 
@@ -112,7 +112,8 @@ def chart(counts: list[int], chars: int, k: int) -> dict | None:
 def render_replay(request: Request, settings, registry, state: ReplayState):
     """The page (or, for htmx, its result and the slider out of band); runs on a pool thread."""
     context = {**base_context(request, settings, "train"), "section": "replay", "state": state, "error": None,
-               "steps": [], "bpe_names": [e.name for e in registry.entries() if e.kind == "bpe"]}
+               "steps": [], "bpe_names": [e.name for e in listed_entries(registry, [canonical(registry, state.tokenizer)])
+                                          if e.kind == "bpe"]}
     status, note = 200, None
     if len(state.text) > MAX_SAMPLE_CHARS:
         state.text, note = state.text[:MAX_SAMPLE_CHARS], (

@@ -85,6 +85,8 @@ class TrainSummary(Response):
     bytes: int | None
     documents: int | None
     seconds: float
+    sha256: str | None = Field(None, description="The sha256 of the model file as written.")
+    note: str | None = Field(None, description="How the job ended, when its process stopped after saving the model.")
 
 
 class TrainJob(Response):
