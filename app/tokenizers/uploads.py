@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from app import sandbox
 from app.errors import InvalidInput, TokenizerFileError, TokenprismError
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.files import open_regular, write_atomically
@@ -122,6 +123,8 @@ def resolve_pattern(pattern: str | None) -> str:
     if pattern in named:
         return named[pattern]
     split.compile_custom(pattern)  # refuses capturing groups, patterns that drop text or backtrack
+    # tiktoken runs it with no time limit of ours: refuse one that backtracks on adversarial text too
+    sandbox.check_pattern(pattern, "split pattern", split.FIX, probe=True)
     return pattern
 
 
