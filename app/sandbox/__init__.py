@@ -42,7 +42,7 @@ def excerpt(pattern: str, limit: int = 80) -> str:
 
 def refusal(what: str, pattern: str, answer: tuple, fix: str) -> InvalidInput:
     problem, detail = answer
-    return InvalidInput(f"{what} {excerpt(pattern)} {_WHY.get(problem, 'is refused')} ({detail}); {fix}",
+    return InvalidInput(f"{what} {excerpt(pattern)} {_WHY.get(problem, 'is refused')}: {detail}; {fix}",
                         code=f"regex_{problem}" if problem in _WHY else None)
 
 

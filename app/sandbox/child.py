@@ -88,7 +88,7 @@ def _search(compiled: regex.Pattern, texts: list[str], budget_s: float):
                 if search(text, timeout=max(deadline - time.monotonic(), 0.001)):
                     found.append(position)
     except TimeoutError:
-        return ("slow", f"it took over {budget_s:g} s over the vocabulary")
+        return ("slow", f"it took more than {budget_s:g} s over the vocabulary")
     except MemoryError:
         return ("memory", f"matching it needs over {MATCH_BYTES >> 20} MB")
     return ("ok", found.tobytes())
