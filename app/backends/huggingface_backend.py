@@ -1,6 +1,8 @@
 """Hugging Face `tokenizers` backend: any `tokenizer.json` (BPE, WordPiece, Unigram, WordLevel).
 
-Ids equal `tokenizers.Tokenizer.encode(text, add_special_tokens=False).ids`. With
+Ids equal `tokenizers.Tokenizer.encode(text, add_special_tokens=False).ids`; the work is
+done by `encode_batch` of one text, which releases the GIL (`encode` holds it), so a long
+text does not stop the server's event loop. With
 `allow_special`, added tokens marked special are matched in the text as the library does;
 without it they are plain text (the library's `encode_special_tokens`). Added tokens not
 marked special are vocabulary to the library and are matched in both modes. Truncation and
@@ -155,7 +157,9 @@ class HuggingFaceTokenizer(Tokenizer):
     def _encode(self, text: str, allow_special: bool) -> tokenizers.Encoding:
         library = (self._matching or self._load_matching()) if allow_special and self._special_tokens else self._plain
         try:
-            return library.encode(text, add_special_tokens=False)
+            # encode_batch lets go of the GIL while it works (encode holds it): the event loop and
+            # other requests run on while a long text is encoded. Same ids and offsets.
+            return library.encode_batch([text], add_special_tokens=False)[0]
         except BaseException as error:  # a library error, or a pyo3 PanicException (a BaseException)
             if not isinstance(error, Exception) and type(error).__name__ != "PanicException":
                 raise

@@ -1,10 +1,11 @@
 """Splitting text into the chunks BPE merges within, by a split pattern from a model file.
 
 The known patterns (gpt2, gpt4) are linear and match every character, so `bpe` runs them
-as they are. A custom pattern comes from a file and is not trusted: `compile_custom`
-refuses one with a capturing group (findall would return the group, not the match), one
-whose matches do not cover PROBE_TEXT, and one that backtracks on it for over
-PROBE_TIMEOUT_S. `split` then runs it under a deadline that grows with the text and
+as they are. A custom pattern comes from a file and is not trusted: `compile_custom` has a
+sandbox child (app/sandbox) compile it within a memory bound before this process compiles
+it, and refuses one that is invalid or too large to compile, one with a capturing group
+(findall would return the group, not the match), one whose matches do not cover
+PROBE_TEXT, and one that backtracks on it for over PROBE_TIMEOUT_S. `split` then runs it under a deadline that grows with the text and
 checks that the chunks cover the whole text; either failure is an `InvalidInput` naming
 the tokenizer, never a silent loss of text or a request that runs for minutes.
 """
@@ -16,11 +17,13 @@ from collections.abc import Callable
 
 import regex
 
+from app import sandbox
 from app.errors import InvalidInput
 
 SPLIT_TIMEOUT_S = 1.0  # a custom pattern's time for one text: this plus SPLIT_TIMEOUT_PER_CHAR_S per character
 SPLIT_TIMEOUT_PER_CHAR_S = 5e-6  # 10 to 50 times what o200k_base's pattern takes
 PROBE_TIMEOUT_S = 0.25
+FIX = "use a named pattern such as gpt4, or a simpler regex"
 PROBE_TEXT = (
     "Hello, World! It's 2024; we'll see... I'M HERE, don't.\n"
     "naïve café Ærøskøbing Ελληνικά русский 中文 한국어 العربية हिन्दी ไทย\n"
@@ -32,6 +35,7 @@ PROBE_TEXT = (
 
 def compile_custom(pattern: str) -> regex.Pattern:
     """`pattern` compiled, or `InvalidInput` saying why it cannot split text safely."""
+    sandbox.check_pattern(pattern, "split pattern", FIX)
     compiled = regex.compile(pattern)
     shown = repr(pattern[:200])
     if compiled.groups:

@@ -43,7 +43,7 @@ def cmd_add(args) -> None:
         except ValueError:
             raise CliError('--special must be a JSON object such as \'{"<|endoftext|>": 100257}\'') from None
     facts, data = uploads.check(data, args.name, args.description or "", kind=args.kind, pattern=args.pattern,
-                                special_tokens=special, source_name=path.name)
+                                special_tokens=special, source_name=path.name, max_vocab=settings.max_upload_vocab)
     stored = uploads.store(settings.user_tokenizer_dir, args.name, facts, data, replace=args.force)
     print(f"added {args.name}: {facts.kind}, {facts.vocab_size:,} ids, sha256 {facts.sha256[:16]}…, "
           f"stored in {stored}\ntry: tokenprism encode -t {args.name} FILE  (the web app lists it too)",

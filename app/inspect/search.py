@@ -6,7 +6,8 @@
   SentencePiece tokenizer a "▁" in `q` is a space, as SentencePiece reads it);
 - `prefix`: every token whose bytes start with it;
 - `regex`: every token whose text (UTF-8, a byte that is no whole character as U+FFFD)
-  the pattern matches somewhere, within REGEX_BUDGET_S over the whole vocabulary;
+  the pattern matches somewhere, within REGEX_BUDGET_S over the whole vocabulary, run in a
+  sandbox child process (app/sandbox) that bounds its memory too;
 - `id`: one id (`1234`) or a range (`1000-1100`);
 - an empty `q`: the whole vocabulary, by id.
 

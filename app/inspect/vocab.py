@@ -19,26 +19,28 @@ bytes themselves):
   not valid UTF-8 on their own, special tokens.
 
 Regex search runs the pattern over each token's text (its bytes as UTF-8, a byte that is
-no whole character as U+FFFD; the texts are made on the first regex search and kept)
-under a time budget: the regex module's `timeout` for each token, and the whole scan. No I/O and no web code here.
+no whole character as U+FFFD) in a sandbox child process (app/sandbox), never here: the
+pattern is user input, and compiling one can take gigabytes. The child gets `blob` and
+`starts` once per index, keeps the texts, and answers within a time budget and a memory
+bound. No I/O and no web code here.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import accumulate, islice
+from itertools import accumulate, count, islice
 
 import regex
 
-from app.errors import InvalidInput
+from app import sandbox
 from app.tokenizers.base import Tokenizer
 
 SEPARATOR = "\u0100"  # never in a token's Latin-1 text, nor in a query's
 WALK_LIMIT = 30_000  # a candidate list up to this long is checked token by token; longer: str.find
 _WORD = regex.compile(r" [\p{L}\p{M}]+")
+_keys = count()
 
 
 class VocabIndex:
@@ -55,7 +57,7 @@ class VocabIndex:
         self._text: str | None = None
         self._text_starts: array | None = None
         self._holding: list[array] | None = None
-        self._decoded: list[str] | None = None
+        self._key = f"{self.name}#{next(_keys)}"  # this index's texts in the sandbox child
         self._tables_lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -122,34 +124,11 @@ class VocabIndex:
         return self._find_all(query.decode("latin-1"))
 
     def regex(self, pattern: str, budget_s: float) -> list[int]:
-        """Positions whose text `pattern` matches somewhere; InvalidInput for a bad pattern or
-        one that takes more than `budget_s` over the whole vocabulary."""
-        try:
-            compiled = regex.compile(pattern)
-        except (regex.error, OverflowError, RecursionError) as error:
-            raise InvalidInput(f"q is not a valid regular expression: {error}; fix the pattern, "
-                               "or search with mode=substring for the text as it is") from None
-        texts = self._texts()
-        deadline = time.monotonic() + budget_s
-        found, search = [], compiled.search
-        try:
-            for position, text in enumerate(texts):
-                if not position % 1024 and time.monotonic() > deadline:
-                    raise TimeoutError
-                if search(text, timeout=budget_s):
-                    found.append(position)
-        except TimeoutError:
-            raise InvalidInput(f"the regular expression took more than {budget_s:g} s over the vocabulary; "
-                               "make it simpler (fewer nested repeats), or use mode=substring") from None
-        return found
-
-    def _texts(self) -> list[str]:
-        """Every token's text, made on the first regex search (about 60 bytes a token) and kept."""
-        if self._decoded is None:
-            with self._tables_lock:
-                if self._decoded is None:
-                    self._decoded = [piece.decode("utf-8", "replace") for piece in self.pieces()]
-        return self._decoded
+        """Positions whose text `pattern` matches somewhere; InvalidInput naming the pattern for
+        one that is not valid, too large to compile, or takes more than `budget_s`."""
+        return sandbox.search_texts(self._key, lambda: (self.blob, self.starts.tobytes()), pattern, budget_s,
+                                    "q", "fix or simplify it (smaller counts, fewer nested repeats), "
+                                    "or search with mode=substring for the text as it is")
 
     def id_range(self, first: int, last: int) -> list[int]:
         return list(range(bisect_left(self.ids, first), bisect_right(self.ids, last)))

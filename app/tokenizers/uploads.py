@@ -8,8 +8,11 @@ A file is hostile until checked. `check` copies it to a temp file and runs
 `app.tokenizers.upload_check` on it in a child process that first limits its own memory
 and CPU time, and is killed after CHECK_WALL_S: a parser that crashes (sentencepiece has had
 model-parsing CVEs), loops or eats memory takes down only the child. At most
-MAX_CONCURRENT_CHECKS run at once; more is a 503. The child builds the tokenizer and
-tokenizes a probe text whose pieces must join to it.
+MAX_CONCURRENT_CHECKS run at once; more is a 503. The child checks the regexes a Hugging
+Face file brings, builds the tokenizer and tokenizes a probe text whose pieces must join
+to it. A vocabulary over `max_vocab` entries is refused: a .tiktoken file's ranks are
+counted here before the child starts, a tokenizer.json's entries in the child before the
+library builds it, and every kind's built vocabulary in the child.
 
 An accepted file is stored as one `NAME.tokenizer` file in the user tokenizer folder: a
 first line of JSON facts (`Facts`), then the file's bytes, written atomically under the
@@ -32,6 +35,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from app import sandbox
 from app.errors import InvalidInput, TokenizerFileError, TokenprismError
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.files import open_regular, write_atomically
@@ -122,6 +126,8 @@ def resolve_pattern(pattern: str | None) -> str:
     if pattern in named:
         return named[pattern]
     split.compile_custom(pattern)  # refuses capturing groups, patterns that drop text or backtrack
+    # tiktoken runs it with no time limit of ours: refuse one that backtracks on adversarial text too
+    sandbox.check_pattern(pattern, "split pattern", split.FIX, probe=True)
     return pattern
 
 
@@ -138,9 +144,21 @@ def check_special_tokens(special_tokens: object) -> dict[str, int]:
     return special_tokens
 
 
+def vocab_refusal(size: int, max_vocab: int) -> InvalidInput:
+    return InvalidInput(f"the file's vocabulary has {size:,} entries, over the limit of {max_vocab:,} (the setting "
+                        "max_upload_vocab, TOKENPRISM_MAX_UPLOAD_VOCAB); send a smaller tokenizer, or raise the setting",
+                        code="vocab_too_large")
+
+
 def check(data: bytes, name: str, description: str, kind: str | None = None, pattern: str | None = None,
-          special_tokens: dict[str, int] | None = None, source_name: str = "") -> tuple[Facts, bytes]:
-    """Check a user's file in a limited child process; its facts and the bytes to store."""
+          special_tokens: dict[str, int] | None = None, source_name: str = "",
+          max_vocab: int | None = None) -> tuple[Facts, bytes]:
+    """Check a user's file in a limited child process; its facts and the bytes to store. A vocabulary
+    over `max_vocab` entries (default: the max_upload_vocab setting) is refused."""
+    if max_vocab is None:
+        from app.settings import get_settings
+
+        max_vocab = get_settings().max_upload_vocab
     check_name(name)
     kind = kind or detect_kind(data)
     if kind not in KINDS:
@@ -149,6 +167,9 @@ def check(data: bytes, name: str, description: str, kind: str | None = None, pat
         raise InvalidInput("a split pattern and special tokens are given only with a .tiktoken file; "
                            f"a {kind} file carries its own")
     if kind == "tiktoken":
+        ranks = data.count(b"\n") + (not data.endswith(b"\n"))  # one rank a line: counted before any parsing
+        if ranks > max_vocab:
+            raise vocab_refusal(ranks, max_vocab)
         resolve_pattern(pattern)
         check_special_tokens(special_tokens or {})
     if not _checks.acquire(blocking=False):
@@ -158,7 +179,7 @@ def check(data: bytes, name: str, description: str, kind: str | None = None, pat
         raise busy
     try:
         found = _run_child(data, {"kind": kind, "name": name, "description": description,
-                                  "pattern": pattern, "special_tokens": special_tokens or {}})
+                                  "pattern": pattern, "special_tokens": special_tokens or {}, "max_vocab": max_vocab})
     finally:
         _checks.release()
     facts = Facts(kind=kind, vocab_size=found["vocab_size"], description=description or found["description"] or f"added from {source_name or 'a file'} ({kind})",

@@ -137,7 +137,7 @@ async def add_tokenizer(request: Request, fields: dict[str, str], upload: Upload
     facts, data = await asyncio.get_running_loop().run_in_executor(
         None, lambda: uploads.check(data, name, fields.get("description", ""), kind=fields.get("kind"),
                                     pattern=fields.get("pattern"), special_tokens=special,
-                                    source_name=upload.filename or ""))
+                                    source_name=upload.filename or "", max_vocab=settings.max_upload_vocab))
     uploads.store(settings.user_tokenizer_dir, name, facts, data, replace=replace)
     return facts
 
