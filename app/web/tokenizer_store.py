@@ -27,7 +27,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
-from app.errors import InvalidInput, TokenprismError
+from app.errors import InvalidInput, TokenprismError, excerpt
 from app.tokenizers import uploads
 from app.web import schemas
 from app.web.deps import services
@@ -75,9 +75,8 @@ class Forbidden(TokenprismError):
 
 
 def check_write_access(request: Request, form_token: str | None = None) -> None:
-    origin = request.headers.get("origin")
-    if origin and origin != "null" and urlsplit(origin).netloc != request.headers.get("host"):
-        raise Forbidden(f"a page on {origin} may not change this server's tokenizers; use this server's own page")
+    """Writes are same-site (always) and carry the admin token (when one is set)."""
+    check_same_site(request)
     expected = services(request).settings.admin_token
     if not expected:
         return
@@ -88,6 +87,30 @@ def check_write_access(request: Request, form_token: str | None = None) -> None:
     if not given or not hmac.compare_digest(given.encode(), expected.encode()):
         raise Unauthorized("adding and removing tokenizers needs the admin token: send "
                            "'Authorization: Bearer <TOKENPRISM_ADMIN_TOKEN>' (the page asks for it)")
+
+
+def check_same_site(request: Request) -> None:
+    """Refuse a browser's request from another site: `Sec-Fetch-Site: cross-site`, `Origin:
+    null` (a sandboxed frame, a file:// page) or an Origin whose host:port is not the Host.
+    A request without Origin (curl, scripts) passes; the Host itself is checked by edge/hosts.py."""
+    origin = request.headers.get("origin")
+    host = request.headers.get("host", "")
+    fix = ("change tokenizers from this server's own pages, or without a browser "
+           "(curl or a script, with the admin token when one is set)")
+    if origin is not None and origin.strip().lower() == "null":
+        raise Forbidden(f"a request with 'Origin: null' (a sandboxed frame or a local file) may not change this "
+                        f"server's tokenizers; {fix}")
+    if origin is not None:
+        try:
+            parts = urlsplit(origin.strip())
+            same = parts.scheme in ("http", "https") and parts.netloc.lower() == host.lower()
+        except ValueError:  # "http://[::1" and other unparsable origins
+            same = False
+        if not same:
+            raise Forbidden(f"a page on {excerpt(origin)} may not change this server's tokenizers; {fix}")
+    if request.headers.get("sec-fetch-site", "").lower() == "cross-site":
+        raise Forbidden(f"a request from another site (Sec-Fetch-Site: cross-site) may not change this server's "
+                        f"tokenizers; {fix}")
 
 
 async def read_upload(request: Request) -> tuple[dict[str, str], UploadFile]:
@@ -183,6 +206,7 @@ async def page(request: Request, added: str | None = None, removed: str | None =
 @router.post("/tokenizers", include_in_schema=False)
 async def page_add(request: Request):
     try:
+        check_same_site(request)  # before the body is read
         fields, upload = await read_upload(request)
         check_write_access(request, fields.get("token"))
         await add_tokenizer(request, fields, upload)

@@ -24,7 +24,7 @@ from app.web.training import forms as train_forms, jobs as training
 from app.web.deps import services
 from app.web.edge.json_body import finished_response
 from app.web.pages.common import base_context, is_htmx
-from app.web.tokenizer_store import check_write_access
+from app.web.tokenizer_store import check_same_site, check_write_access
 from app.web.training.replay import ReplayState, render_replay
 
 router = APIRouter(include_in_schema=False)
@@ -56,6 +56,7 @@ async def train_form(request: Request):
 async def train_submit(request: Request):
     fields: dict = {}
     try:
+        check_same_site(request)  # before the corpus is read
         fields, documents = await train_forms.read_form(request, services(request).settings)
         check_write_access(request, fields.get("token"))
         job = await training.submit(request, train_forms.spec_from_fields(fields), documents)
