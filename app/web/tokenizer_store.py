@@ -142,8 +142,7 @@ async def add_tokenizer(request: Request, fields: dict[str, str], upload: Upload
     name = fields.get("name")
     if not name:
         raise InvalidInput("the form has no name: send the name to use the tokenizer by in a 'name' field")
-    if registry.is_builtin(name):
-        raise TokenprismError(f"{name} is a built-in tokenizer; choose another name", code="name_taken", status=409)
+    registry.check_new_name(name)
     data = await upload.read(settings.max_upload_bytes + 1)
     if len(data) > settings.max_upload_bytes:
         raise TokenprismError(f"the tokenizer file is over {settings.max_upload_bytes:,} bytes "

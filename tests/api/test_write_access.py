@@ -52,7 +52,7 @@ WRITES = [  # (method, path, request arguments): the eight writes a browser form
     ("POST", "/tokenizers/victim/delete", {"data": {"x": "1"}}),
     ("POST", "/api/train", {"json": {"name": "planted", "text": "the cat sat on the mat", "vocab_size": 260}}),
     ("DELETE", "/api/train/{job}", {}),
-    ("POST", "/train", {"files": {"x": ("", b"")},
+    ("POST", "/train", {"files": {"files": ("c.txt", b"the cat sat on the mat")},
                         "data": {"name": "planted", "text": "the cat sat on the mat", "vocab_size": "260"}}),
     ("POST", "/train/jobs/{job}/cancel", {"data": {"x": "1"}}),
 ]
