@@ -12,15 +12,16 @@ from __future__ import annotations
 EXCERPT_CHARS = 80
 
 
-def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
-    """`repr(value)` for a message, cut to about `limit` characters with the full length
-    said: 'xxxx…' (30,000,000 characters)."""
-    if isinstance(value, str):
+def excerpt(value: object, limit: int = EXCERPT_CHARS, quote: bool = True) -> str:
+    """`repr(value)` (or with quote=False the text itself) for a message, cut to about `limit`
+    characters with the full length said: 'xxxx…' (30,000,000 characters)."""
+    text = value if isinstance(value, str) and not quote else None
+    if isinstance(value, str) and quote:
         if len(value) <= limit:
             return repr(value)
         return f"{value[:limit]!r}… ({len(value):,} characters)"
-    shown = repr(value)
-    return shown if len(shown) <= limit else f"{shown[:limit]}… ({len(shown):,} characters)"
+    text = text if text is not None else repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
 class TokenprismError(Exception):

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 
 from app.bpe.model import MAX_VOCAB_SIZE, PATTERNS
 from app.bpe.train import count_chunks
-from app.errors import InvalidInput, NameTaken, TextTooLarge  # NameTaken: trainers import it here
+from app.errors import InvalidInput, NameTaken, TextTooLarge, excerpt  # NameTaken: trainers import it here
 from app.settings import Settings
 from app.tokenizers.tokens import clean_text
 
@@ -60,13 +60,13 @@ def check_spec(spec: TrainSpec, registry, max_vocab: int = MAX_VOCAB_SIZE) -> Tr
     passes its own `max_vocab` (TOKENPRISM_MAX_TRAIN_VOCAB)."""
     registry.check_new_name(spec.name)
     if spec.pattern not in TRAIN_PATTERNS:
-        raise InvalidInput(f"pattern {spec.pattern!r} is unknown; use one of: {', '.join(TRAIN_PATTERNS)}")
+        raise InvalidInput(f"pattern {excerpt(spec.pattern)} is unknown; use one of: {', '.join(TRAIN_PATTERNS)}")
     seen: set[str] = set()
     for position, token in enumerate(spec.special_tokens):
         if not isinstance(token, str) or not token:
             raise InvalidInput(f"special token {position} is empty; give each as text like '<|endoftext|>'")
         if token in seen:
-            raise InvalidInput(f"special token {token!r} is given twice; list each special token once")
+            raise InvalidInput(f"special token {excerpt(token)} is given twice; list each special token once")
         seen.add(token)
     least = 257 + len(spec.special_tokens)
     if isinstance(spec.vocab_size, bool) or not isinstance(spec.vocab_size, int) or spec.vocab_size < least:

@@ -31,7 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NoReturn
 
-from app.errors import InvalidInput, NameTaken, TokenizerFileError, UnknownTokenizer
+from app.errors import InvalidInput, NameTaken, TokenizerFileError, UnknownTokenizer, excerpt
 from app.settings import Settings, get_settings
 from app.tokenizers import models
 from app.tokenizers.base import Tokenizer
@@ -99,7 +99,7 @@ class Registry:
             return target
         self._refuse_unusable(target)
         raise UnknownTokenizer(name, self.names(), message=(
-            f"model {name!r} needs the {model.tokenizer} tokenizer, which tokenprism does not ship; use a model "
+            f"model {excerpt(name)} needs the {model.tokenizer} tokenizer, which tokenprism does not ship; use a model "
             f"whose tokenizer is available (GET /api/models), a tokenizer from GET /api/tokenizers, "
             f"or add a {model.tokenizer} file of your own (POST /api/tokenizers)"
         ))

@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from app.errors import InvalidInput, TokenizerFileError, TokenprismError
+from app.errors import InvalidInput, TokenizerFileError, TokenprismError, excerpt
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.files import open_regular, write_atomically
 from app.tokenizers.user_models import UPLOAD_SUFFIX, USER_MODEL_SUFFIX, check_name, name_lock
@@ -108,7 +108,7 @@ def build(kind: str, data: bytes, name: str, description: str, pattern: str | No
         spec = OpenAIEncoding(name=name, file=name, pattern=resolve_pattern(pattern), description=description,
                               special_tokens=dict(special_tokens or {}))
         return TiktokenTokenizer(spec, parse_tiktoken_ranks(data, name))
-    raise InvalidInput(f"kind {kind!r} is not one of {', '.join(KINDS)}")
+    raise InvalidInput(f"kind {excerpt(kind)} is not one of {', '.join(KINDS)}")
 
 
 def resolve_pattern(pattern: str | None) -> str:
@@ -144,7 +144,7 @@ def check(data: bytes, name: str, description: str, kind: str | None = None, pat
     check_name(name)
     kind = kind or detect_kind(data)
     if kind not in KINDS:
-        raise InvalidInput(f"kind {kind!r} is not one of {', '.join(KINDS)}")
+        raise InvalidInput(f"kind {excerpt(kind)} is not one of {', '.join(KINDS)}")
     if kind != "tiktoken" and (pattern is not None or special_tokens):
         raise InvalidInput("a split pattern and special tokens are given only with a .tiktoken file; "
                            f"a {kind} file carries its own")

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.errors import InvalidInput, TokenizerFileError, TokenprismError
+from app.errors import InvalidInput, TokenizerFileError, TokenprismError, excerpt
 from app.bpe import model_file as bpe_file
 
 USER_MODEL_SUFFIX = ".bpe"
@@ -45,7 +45,7 @@ Identity = tuple[int, int, int, int]  # st_dev, st_ino, st_size, st_mtime_ns
 def check_name(name: str) -> str:
     if not NAME_PATTERN.fullmatch(name):
         raise InvalidInput(
-            f"tokenizer name {name!r} is not allowed; use 1 to 48 characters from a-z, 0-9, '_', '.', '-', "
+            f"tokenizer name {excerpt(name)} is not allowed; use 1 to 48 characters from a-z, 0-9, '_', '.', '-', "
             "starting with a letter or digit"
         )
     return name

@@ -123,7 +123,7 @@ async def read_upload(request: Request) -> tuple[dict[str, str], UploadFile]:
         raise InvalidInput(f"the form could not be read ({error.message}); send one file and the named fields") from None
     unknown = sorted(set(form.keys()) - set(FORM_FIELDS))
     if unknown:
-        raise InvalidInput(f"unknown form field {unknown[0]!r}; the fields are {', '.join(FORM_FIELDS)}")
+        raise InvalidInput(f"unknown form field {excerpt(unknown[0])}; the fields are {', '.join(FORM_FIELDS)}")
     upload = form.get("file")
     if not isinstance(upload, UploadFile):
         raise InvalidInput("the form has no file: send the tokenizer file in a 'file' field")
@@ -131,7 +131,7 @@ async def read_upload(request: Request) -> tuple[dict[str, str], UploadFile]:
     for key in FORM_FIELDS[1:]:
         value = form.get(key)
         if isinstance(value, UploadFile):
-            raise InvalidInput(f"form field {key!r} must be text, not a file")
+            raise InvalidInput(f"form field {excerpt(key)} must be text, not a file")
         if value not in (None, ""):
             fields[key] = value
     return fields, upload

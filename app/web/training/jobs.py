@@ -23,7 +23,7 @@ from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import Response
 
 from app.bpe import replay
-from app.errors import InvalidInput, TokenprismError
+from app.errors import InvalidInput, TokenprismError, excerpt
 from app.jobs import JobRunner, TrainSpec
 from app.jobs.spec import check_limits, check_spec, corpus_limit, preview
 from app.web.training import forms as train_forms
@@ -174,7 +174,7 @@ async def train_preview(request: Request):
     documents = ([body.text] if body.text else []) + list(body.texts or [])
     spec = TrainSpec("preview", body.vocab_size, body.pattern, tuple(body.special_tokens))
     if spec.pattern not in ("gpt2", "gpt4", "none"):
-        raise InvalidInput(f"pattern {spec.pattern!r} is unknown; use one of: gpt4, gpt2, none")
+        raise InvalidInput(f"pattern {excerpt(spec.pattern)} is unknown; use one of: gpt4, gpt2, none")
     if sum(map(len, documents)) > settings.max_text_chars:
         raise InvalidInput(f"the preview counts at most {settings.max_text_chars:,} characters; send a sample")
     result = await pool.run(preview, documents, spec.pattern, spec.merges_wanted, request=request)

@@ -18,7 +18,7 @@ from urllib.parse import quote, urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 
-from app.errors import InvalidInput, TokenprismError
+from app.errors import InvalidInput, TokenprismError, excerpt
 from app.jobs.spec import TRAIN_PATTERNS, corpus_limit, preview
 from app.web.training import forms as train_forms, jobs as training
 from app.web.deps import services
@@ -79,7 +79,7 @@ async def train_preview(request: Request):
         specials = train_forms.special_tokens(fields.get("special_tokens", ""))
         pattern = fields.get("pattern") or "gpt4"
         if pattern not in TRAIN_PATTERNS:
-            raise InvalidInput(f"pattern {pattern!r} is unknown; use one of: {', '.join(TRAIN_PATTERNS)}")
+            raise InvalidInput(f"pattern {excerpt(pattern)} is unknown; use one of: {', '.join(TRAIN_PATTERNS)}")
         wanted = int(size) - 256 - len(specials) if size.isascii() and size.isdigit() and len(size) < 10 else 0
         sample = text[: settings.max_text_chars]
         result = await pool.run(preview, [sample] if sample else [], pattern, wanted, request=request)
