@@ -221,8 +221,11 @@ def _check_room(folder: Path, size: int, replacing: Path) -> None:
 
 
 def remove(folder: Path, name: str) -> bool:
-    """Delete a user tokenizer (uploaded or trained); whether there was one."""
-    with name_lock(folder, check_name(name)):
+    """Delete a user tokenizer (uploaded or trained); whether there was one. No folder: nothing
+    to delete, and no folder or lock file made."""
+    if not any((folder / f"{check_name(name)}{suffix}").exists() for suffix in (UPLOAD_SUFFIX, USER_MODEL_SUFFIX)):
+        return False
+    with name_lock(folder, name):
         removed = False
         for suffix in (UPLOAD_SUFFIX, USER_MODEL_SUFFIX):
             try:
