@@ -36,10 +36,13 @@ from app.web.edge.json_body import dumps
 router = APIRouter()
 FORM_FIELDS = ("file", "name", "kind", "pattern", "special_tokens", "description", "replace", "token")
 _STATUSES = {
+    400: "The Host is not one this server answers (TOKENPRISM_ALLOWED_HOSTS), or the multipart body cannot be parsed.",
     401: "TOKENPRISM_ADMIN_TOKEN is set and the request has no or a wrong 'Authorization: Bearer' token.",
-    403: "A built-in tokenizer, or a browser request from another site.",
+    403: "A built-in tokenizer, or a browser request from another site (Origin: null, a foreign Origin, "
+         "Sec-Fetch-Site: cross-site).",
     404: "No added or trained tokenizer of that name.",
-    409: "The name is taken (a built-in, or another tokenizer: send replace=true).",
+    409: "The name is taken: a built-in, an alias or a model name (choose another), or another tokenizer "
+         "(send replace=true).",
     413: "The file is over TOKENPRISM_MAX_UPLOAD_BYTES.",
     415: "The body is not multipart/form-data.",
     422: "A field is missing or invalid, or the file is refused (its message says why).",
@@ -180,7 +183,7 @@ def facts_json(name: str, facts: uploads.Facts) -> dict:
 
 @router.post("/api/tokenizers", tags=["tokenizers"], status_code=201, summary="Add a tokenizer file",
              responses={201: {"description": "Stored; its facts (name, kind, vocab_size, sha256, size, ...)."},
-                        **_responses(401, 403, 409, 413, 415, 422, 503)},
+                        **_responses(400, 401, 403, 409, 413, 415, 422, 503)},
              openapi_extra={"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": _UPLOAD_FORM}}}})
 async def api_add(request: Request):
     check_write_access(request)
@@ -190,7 +193,7 @@ async def api_add(request: Request):
 
 
 @router.delete("/api/tokenizers/{name}", tags=["tokenizers"], status_code=204, summary="Remove an added tokenizer",
-               responses=_responses(401, 403, 404, 422))
+               responses=_responses(400, 401, 403, 404, 422))
 async def api_remove(request: Request, name: str):
     check_write_access(request)
     remove_tokenizer(request, name)

@@ -42,9 +42,9 @@ router = APIRouter(prefix="/api", tags=["training"])
 LARGE_BODY_PATHS = ("/api/train", "/train", "/train/preview")
 _runner_lock = threading.Lock()
 _STATUSES = {
-    400: "The body is not valid JSON.",
+    400: "The body is not valid JSON, or the Host is not one this server answers (TOKENPRISM_ALLOWED_HOSTS).",
     401: "TOKENPRISM_ADMIN_TOKEN is set and the request has no or a wrong 'Authorization: Bearer' token.",
-    403: "A browser request from another site.",
+    403: "A browser request from another site (Origin: null, a foreign Origin, Sec-Fetch-Site: cross-site).",
     404: "No such job, or no such tokenizer.",
     409: "The name is taken (send replace=true), a job is training that name, or the job has ended.",
     413: "The corpus is over TOKENPRISM_MAX_TRAIN_BYTES.",
@@ -156,7 +156,7 @@ async def job_status(request: Request, job: str):
 
 
 @router.delete("/train/{job}", response_model=TrainJob, response_model_exclude_none=True,
-               summary="Cancel a training job", responses=_responses(401, 403, 404, 409, 422))
+               summary="Cancel a training job", responses=_responses(400, 401, 403, 404, 409, 422))
 async def cancel_job(request: Request, job: str):
     """Kills its process; nothing is saved. A job that has ended, or is writing its model, is a 409."""
     check_write_access(request)
