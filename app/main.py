@@ -19,6 +19,7 @@ from app.web.assets import STATIC_DIR, TEMPLATES_DIR, missing_assets
 from app.web.edge.bodies import install_body_schemas
 from app.web.deps import Services
 from app.web.edge.errors import install_error_handlers
+from app.web.edge.hosts import HostCheck, HostRule
 from app.web.formatting import install_filters
 from app.web.pool import WorkPool
 from app.web.edge.rate_limit import RateLimit, write_rules
@@ -68,6 +69,7 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
                                 *training.large_bodies(settings)])
     app.add_middleware(RateLimit, rules=write_rules(settings))  # shares, uploads, training: per client
     app.add_middleware(BodyWatch, timeout_s=settings.body_timeout_s)  # outside the two above: times their drains too
+    app.add_middleware(HostCheck, rule=HostRule.from_settings(settings))  # before any body is read: DNS rebinding
     app.add_middleware(SecurityHeaders)
     if missing := missing_assets():
         log.warning("static files missing (run `make setup`): %s", ", ".join(missing))

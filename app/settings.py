@@ -125,7 +125,11 @@ class Settings(BaseSettings):
     )
     allowed_hosts: str = Field(
         "", description="comma-separated Host names this server answers (name or name:port; '*' for any); "
-        "empty: the loopback names and the address it is bound to"
+        "empty: the loopback names (localhost, 127.0.0.1, ::1) and bind_host; bound to every address "
+        "(0.0.0.0 or ::), also this machine's host name and any IP address (an address cannot be rebound by DNS)"
+    )
+    bind_host: str = Field(
+        "", description="the address the server listens on; `tokenprism serve --host` sets it (empty: loopback only)"
     )
     header_timeout_s: float = Field(10.0, description="longest a client may take to send a request's headers; then 408")
     body_timeout_s: float = Field(

@@ -24,6 +24,7 @@ os.environ.setdefault("TOKENPRISM_UPLOADS_PER_MINUTE", "1000000")
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
+TEST_CLIENT_HOST = "testserver"  # the Host FastAPI's TestClient sends; allowed only where a test says so
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--disable-quic",
@@ -37,7 +38,7 @@ def data_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def settings(data_dir) -> Settings:
-    return Settings(data_dir=data_dir)
+    return Settings(data_dir=data_dir, allowed_hosts=TEST_CLIENT_HOST)  # TestClient sends Host: testserver
 
 
 @pytest.fixture(scope="session")

@@ -256,7 +256,7 @@ def test_a_broken_user_model_breaks_no_other_request(data, model_a):
     from app.main import create_app
 
     (folder_of(data) / "broken.bpe").write_bytes(model_file(model_a.merges, pattern="custom", regex=r"(a+)+$"))
-    settings = Settings(data_dir=data)
+    settings = Settings(data_dir=data, allowed_hosts="testserver")
     with TestClient(create_app(settings, default_registry(settings))) as client:
         assert "broken" in [t["name"] for t in client.get("/api/tokenizers").json()["tokenizers"]]
         for _ in range(2):  # the failure is remembered, and still reported

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import regex
 
-from app.errors import BadTokenId, InvalidInput
+from app.errors import BadTokenId, InvalidInput, excerpt
 from app.bpe import model_file, split, train
 from app.tokenizers.base import Tokenizer
 from app.bpe.model_file import Header
@@ -82,7 +82,7 @@ def resolve_pattern(pattern: str) -> tuple[str, str | None]:
     for name, known in PATTERNS.items():
         if known == pattern:
             return name, known
-    raise InvalidInput(f"unknown split pattern {pattern!r}; use one of: {', '.join(PATTERNS)}")
+    raise InvalidInput(f"unknown split pattern {excerpt(pattern)}; use one of: {', '.join(PATTERNS)}")
 
 
 class BPETokenizer(Tokenizer):
@@ -116,7 +116,7 @@ class BPETokenizer(Tokenizer):
             raise InvalidInput(f"special tokens {self._special_tokens} share an id; give each its own")
         for token, token_id in self._special_tokens.items():
             if token_id < len(self._vocab):
-                raise InvalidInput(f"special token {token!r} has id {token_id}, which a regular token already has")
+                raise InvalidInput(f"special token {excerpt(token)} has id {token_id}, which a regular token already has")
         self._special_by_id = {i: s.encode("utf-8") for s, i in self._special_tokens.items()}  # int -> bytes
         self._vocab_size = max([len(self._vocab) - 1, *self._special_tokens.values()]) + 1
         self.description = description or (
@@ -307,9 +307,9 @@ def _check_specials(specials: list[str]) -> None:
     seen = set()
     for token in specials:
         if not isinstance(token, str) or not token:
-            raise InvalidInput(f"special token {token!r} is not a non-empty string; give each as text like '<|endoftext|>'")
+            raise InvalidInput(f"special token {excerpt(token)} is not a non-empty string; give each as text like '<|endoftext|>'")
         if token in seen:
-            raise InvalidInput(f"special token {token!r} is given twice; list each special token once")
+            raise InvalidInput(f"special token {excerpt(token)} is given twice; list each special token once")
         seen.add(token)
 
 

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.chat.mistral_format import MISTRAL
-from app.errors import InvalidInput
+from app.errors import InvalidInput, excerpt
 from app.tokenizers.base import Tokenizer
 from app.chat.messages import ChatMessage
 from app.tokenizers.tokens import Token
@@ -160,12 +160,12 @@ def render(tokenizer: Tokenizer, messages: Sequence[ChatMessage], format_name: s
         raise InvalidInput(f"{tokenizer.name} has no chat format here; chat prompts work with {with_formats}")
     name = format_name or DEFAULT_FORMAT[tokenizer.name]
     if name not in allowed:
-        raise InvalidInput(f"format {name!r} does not fit {tokenizer.name}; use {' or '.join(map(repr, allowed))}")
+        raise InvalidInput(f"format {excerpt(name)} does not fit {tokenizer.name}; use {' or '.join(map(repr, allowed))}")
     chat_format = FORMATS[name]
     if not messages:
         raise InvalidInput("messages is empty; send at least one message like {\"role\": \"user\", \"content\": \"hi\"}")
     for position, message in enumerate(messages):
         if message.role not in chat_format.roles:
-            raise InvalidInput(f"message {position} has role {message.role!r}, which {name} does not know; "
+            raise InvalidInput(f"message {position} has role {excerpt(message.role)}, which {name} does not know; "
                                f"use one of {', '.join(chat_format.roles)}")
     return chat_format.render(tokenizer, messages)

@@ -21,8 +21,7 @@ from app.tokenizers.registry import get_registry
 def cmd_add(args) -> None:
     settings = get_settings()
     registry = get_registry()
-    if registry.is_builtin(args.name):
-        raise CliError(f"{args.name} is a built-in tokenizer; choose another --name")
+    registry.check_new_name(args.name)
     path = Path(args.file)
     try:
         size = path.stat().st_size

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from app.cli.io import CliError, read_text, write_text
@@ -55,6 +56,7 @@ def cmd_serve(args) -> None:
 
     if not 1 <= args.workers <= 64:
         raise CliError(f"--workers {args.workers} is out of range; use 1 to 64 (about one per CPU core)")
+    os.environ["TOKENPRISM_BIND_HOST"] = args.host  # the app's default allowed Hosts (edge/hosts.py); workers inherit it
     uvicorn.run(
         "app.main:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
         http=BoundedHttpToolsProtocol, loop="auto", log_level=args.log_level, access_log=args.access_log,

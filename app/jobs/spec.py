@@ -3,7 +3,7 @@
 `TrainSpec` holds the choices (name, vocab size, split pattern, special tokens, replace,
 description); the corpus travels beside it as a list of documents, each split on its
 own. `check_spec` applies the rules every trainer obeys (CLI and web): a valid name that
-is not a built-in, a vocabulary of the 256 bytes plus the specials plus at least one
+means nothing yet (`Registry.check_new_name`: no built-in, alias or model name), a vocabulary of the 256 bytes plus the specials plus at least one
 merge, a known pattern, well-formed special tokens. `check_limits` adds the web's bounds
 (settings: corpus bytes; documents and special tokens by count; the vocab size through
 `check_spec`'s `max_vocab`). `preview`
@@ -21,21 +21,15 @@ from dataclasses import asdict, dataclass, field
 
 from app.bpe.model import MAX_VOCAB_SIZE, PATTERNS
 from app.bpe.train import count_chunks
-from app.errors import InvalidInput, TextTooLarge, TokenprismError
+from app.errors import InvalidInput, NameTaken, TextTooLarge, excerpt  # NameTaken: trainers import it here
 from app.settings import Settings
 from app.tokenizers.tokens import clean_text
-from app.tokenizers.user_models import check_name
 
 MAX_SPECIAL_TOKENS = 256
 MAX_SPECIAL_CHARS = 100
 MAX_DOCUMENTS = 10_000
 MAX_DESCRIPTION_CHARS = 200
 TRAIN_PATTERNS = tuple(PATTERNS)  # gpt2, gpt4, none
-
-
-class NameTaken(TokenprismError):
-    code = "name_taken"
-    status = 409
 
 
 @dataclass(frozen=True)
@@ -64,17 +58,15 @@ class TrainSpec:
 def check_spec(spec: TrainSpec, registry, max_vocab: int = MAX_VOCAB_SIZE) -> TrainSpec:
     """`spec` if a trainer may run it, else an error naming the bad field and the fix; the web
     passes its own `max_vocab` (TOKENPRISM_MAX_TRAIN_VOCAB)."""
-    check_name(spec.name)
-    if registry.is_builtin(spec.name):
-        raise NameTaken(f"{spec.name} is a built-in tokenizer; choose another name")
+    registry.check_new_name(spec.name)
     if spec.pattern not in TRAIN_PATTERNS:
-        raise InvalidInput(f"pattern {spec.pattern!r} is unknown; use one of: {', '.join(TRAIN_PATTERNS)}")
+        raise InvalidInput(f"pattern {excerpt(spec.pattern)} is unknown; use one of: {', '.join(TRAIN_PATTERNS)}")
     seen: set[str] = set()
     for position, token in enumerate(spec.special_tokens):
         if not isinstance(token, str) or not token:
             raise InvalidInput(f"special token {position} is empty; give each as text like '<|endoftext|>'")
         if token in seen:
-            raise InvalidInput(f"special token {token!r} is given twice; list each special token once")
+            raise InvalidInput(f"special token {excerpt(token)} is given twice; list each special token once")
         seen.add(token)
     least = 257 + len(spec.special_tokens)
     if isinstance(spec.vocab_size, bool) or not isinstance(spec.vocab_size, int) or spec.vocab_size < least:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ENCODING_TO_TOKENIZER", "MODELS", "Model", "find", "models_for"]
+__all__ = ["ENCODING_TO_TOKENIZER", "MODELS", "Model", "claim", "find", "models_for"]
 
 
 @dataclass(frozen=True)
@@ -180,6 +180,18 @@ def find(name: str) -> Model | None:
     if exact is not None:
         return exact
     return next((model for prefix, model in _PREFIXES if lowered.startswith(prefix)), None)
+
+
+def claim(name: str) -> str | None:
+    """What `name` already means as a model name, said for a refusal ("the model name of
+    o200k_base"), or None. A prefix rule counts: a tokenizer named gpt-4o-mine would
+    shadow what the gpt-4o-* rule promises, so it is refused too."""
+    model = find(name)
+    if model is None:
+        return None
+    if model.prefix:
+        return f"a model name (the {model.label} rule gives {model.tokenizer})"
+    return f"the model name of {model.tokenizer}"
 
 
 def models_for(tokenizer: str) -> list[str]:

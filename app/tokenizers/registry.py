@@ -14,6 +14,12 @@ tokenizer name or alias first, then a model name (`models.find`: exact, then pre
 case-insensitive), so "gpt-4o" works wherever "o200k_base" does (API, pages, CLI). A model
 whose tokenizer this registry does not have (text-davinci-003 on p50k_base) is an
 `UnknownTokenizer` that names the model and the tokenizer it needs.
+
+A new tokenizer's name must mean nothing yet (`check_new_name`: not a built-in, an alias
+or a model name, prefix rules included); every path that creates one calls it. A user file
+that has such a name anyway (made before names were checked, or copied in by hand) is left
+out, as one named like a built-in is: the name keeps its one meaning, the one GET
+/api/models shows. Its file stays until removed (DELETE /api/tokenizers/NAME).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NoReturn
 
-from app.errors import InvalidInput, TokenizerFileError, UnknownTokenizer
+from app.errors import InvalidInput, NameTaken, TokenizerFileError, UnknownTokenizer, excerpt
 from app.settings import Settings, get_settings
 from app.tokenizers import models
 from app.tokenizers.base import Tokenizer
@@ -93,7 +99,7 @@ class Registry:
             return target
         self._refuse_unusable(target)
         raise UnknownTokenizer(name, self.names(), message=(
-            f"model {name!r} needs the {model.tokenizer} tokenizer, which tokenprism does not ship; use a model "
+            f"model {excerpt(name)} needs the {model.tokenizer} tokenizer, which tokenprism does not ship; use a model "
             f"whose tokenizer is available (GET /api/models), a tokenizer from GET /api/tokenizers, "
             f"or add a {model.tokenizer} file of your own (POST /api/tokenizers)"
         ))
@@ -144,6 +150,23 @@ class Registry:
     def is_builtin(self, name: str) -> bool:
         return self._aliases.get(name, name) in self._entries
 
+    def meaning(self, name: str) -> str | None:
+        """What `name` already means apart from user files (a built-in, an alias, a model name), or None."""
+        if name in self._entries:
+            return "a built-in tokenizer"
+        if name in self._aliases:
+            return f"another name of the built-in {self._aliases[name]}"
+        return models.claim(name)
+
+    def check_new_name(self, name: str) -> str:
+        """`name` if a new user tokenizer may take it; else `InvalidInput` (the name rule) or a
+        409 `NameTaken` saying what the name already means."""
+        check_name(name)
+        meaning = self.meaning(name)
+        if meaning is not None:
+            raise NameTaken(f"{name} is {meaning}; choose another name")
+        return name
+
     def _user(self) -> dict[str, Entry]:
         """The usable user-trained tokenizers, by name, made again when the folder changed."""
         if self._user_models is None:
@@ -154,7 +177,7 @@ class Registry:
             self._user_entries = {
                 name: old[name] if name in old and old[name].version == model.identity else _user_entry(model)
                 for name, model in models.items()
-                if model.header is not None and not self.is_builtin(name)
+                if model.header is not None and self.meaning(name) is None
             }
             self._listed = models
         return self._user_entries
@@ -170,7 +193,7 @@ class Registry:
     def _refuse_unusable(self, name: str) -> None:
         """Raise the error of a user file named `name` that cannot be loaded, if there is one."""
         unusable = self._user_models.models().get(name) if self._user_models is not None else None
-        if unusable is not None and unusable.error is not None:
+        if unusable is not None and unusable.error is not None and self.meaning(name) is None:
             raise TokenizerFileError(unusable.error.message)
 
     def _missing(self, name: str) -> NoReturn:

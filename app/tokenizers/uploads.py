@@ -36,7 +36,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from app import sandbox
-from app.errors import InvalidInput, TokenizerFileError, TokenprismError
+from app.errors import InvalidInput, TokenizerFileError, TokenprismError, excerpt
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.files import open_regular, write_atomically
 from app.tokenizers.user_models import UPLOAD_SUFFIX, USER_MODEL_SUFFIX, check_name, name_lock
@@ -112,7 +112,7 @@ def build(kind: str, data: bytes, name: str, description: str, pattern: str | No
         spec = OpenAIEncoding(name=name, file=name, pattern=resolve_pattern(pattern), description=description,
                               special_tokens=dict(special_tokens or {}))
         return TiktokenTokenizer(spec, parse_tiktoken_ranks(data, name))
-    raise InvalidInput(f"kind {kind!r} is not one of {', '.join(KINDS)}")
+    raise InvalidInput(f"kind {excerpt(kind)} is not one of {', '.join(KINDS)}")
 
 
 def resolve_pattern(pattern: str | None) -> str:
@@ -162,7 +162,7 @@ def check(data: bytes, name: str, description: str, kind: str | None = None, pat
     check_name(name)
     kind = kind or detect_kind(data)
     if kind not in KINDS:
-        raise InvalidInput(f"kind {kind!r} is not one of {', '.join(KINDS)}")
+        raise InvalidInput(f"kind {excerpt(kind)} is not one of {', '.join(KINDS)}")
     if kind != "tiktoken" and (pattern is not None or special_tokens):
         raise InvalidInput("a split pattern and special tokens are given only with a .tiktoken file; "
                            f"a {kind} file carries its own")
@@ -242,8 +242,11 @@ def _check_room(folder: Path, size: int, replacing: Path) -> None:
 
 
 def remove(folder: Path, name: str) -> bool:
-    """Delete a user tokenizer (uploaded or trained); whether there was one."""
-    with name_lock(folder, check_name(name)):
+    """Delete a user tokenizer (uploaded or trained); whether there was one. No folder: nothing
+    to delete, and no folder or lock file made."""
+    if not any((folder / f"{check_name(name)}{suffix}").exists() for suffix in (UPLOAD_SUFFIX, USER_MODEL_SUFFIX)):
+        return False
+    with name_lock(folder, name):
         removed = False
         for suffix in (UPLOAD_SUFFIX, USER_MODEL_SUFFIX):
             try:

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.errors import InvalidInput, TokenizerFileError, TokenprismError
+from app.errors import InvalidInput, TokenizerFileError, TokenprismError, excerpt
 from app.bpe import model_file as bpe_file
 
 USER_MODEL_SUFFIX = ".bpe"
@@ -45,7 +45,7 @@ Identity = tuple[int, int, int, int]  # st_dev, st_ino, st_size, st_mtime_ns
 def check_name(name: str) -> str:
     if not NAME_PATTERN.fullmatch(name):
         raise InvalidInput(
-            f"tokenizer name {name!r} is not allowed; use 1 to 48 characters from a-z, 0-9, '_', '.', '-', "
+            f"tokenizer name {excerpt(name)} is not allowed; use 1 to 48 characters from a-z, 0-9, '_', '.', '-', "
             "starting with a letter or digit"
         )
     return name
@@ -131,26 +131,55 @@ def _read(name: str, path: Path, identity: Identity) -> UserModel:
 
 @contextmanager
 def name_lock(folder: Path, name: str) -> Iterator[None]:
-    """Hold the lock of `name` in `folder`; if another process holds it, fail at once."""
+    """Hold the lock of `name` in `folder`; if another process holds it, fail at once.
+
+    The lock file `.NAME.lock` exists only while it is held: the holder removes it before
+    letting go. A process that opened the file just before that and then got the lock holds
+    a removed file, so after locking each checks that the path is still its file, else
+    tries again with the new one."""
     lock_path = folder / f".{check_name(name)}.lock"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        handle = os.open(lock_path, _LOCK_FLAGS | os.O_CREAT, 0o644)
-    except OSError as error:
-        raise TokenprismError(f"cannot create the lock file {lock_path} ({error.strerror}); check the data directory",
-                              status=500) from None
-    try:
+    for _ in range(100):  # another try only when a holder removed the file between our open and lock
+        handle = _open_lock(folder, lock_path)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            os.close(handle)
             raise TokenprismError(
                 f"another process is training {name} right now; wait for it to finish or choose another name",
                 code="name_busy",
                 status=409,
             ) from None
+        if _same_file(handle, lock_path):
+            break
+        os.close(handle)
+    else:
+        raise TokenprismError(f"the lock file {lock_path} keeps changing; try again", code="name_busy", status=409)
+    try:
         yield
     finally:
+        try:
+            os.unlink(lock_path)  # still held: nobody else can be using this file as their lock
+        except OSError:
+            pass
         os.close(handle)
+
+
+def _open_lock(folder: Path, lock_path: Path) -> int:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        return os.open(lock_path, _LOCK_FLAGS | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise TokenprismError(f"cannot create the lock file {lock_path} ({error.strerror}); check the data directory",
+                              status=500) from None
+
+
+def _same_file(handle: int, path: Path) -> bool:
+    try:
+        on_disk = os.stat(path)
+    except OSError:
+        return False
+    held = os.fstat(handle)
+    return (held.st_dev, held.st_ino) == (on_disk.st_dev, on_disk.st_ino)
 
 
 def remove_stale_temps(folder: Path) -> None:

@@ -1,7 +1,10 @@
 """The one number formatter of the pages, and the Jinja environment's filters.
 
-`num` writes whole numbers with thousands separators (44,895), the same on every page;
-`install_filters` registers it on the templates.
+`num` writes whole numbers with thousands separators (44,895), the same on every page.
+`visible` shows a user's text (a name, a role, a query, a notice) the way token text is
+shown: escaped, with control, zero-width and bidi characters as visible `\\u202e`-style
+escapes (tokenview.render_text), so a right-to-left override cannot reorder the page.
+`install_filters` registers both on the templates.
 """
 
 from __future__ import annotations
@@ -14,4 +17,7 @@ def num(value: int) -> str:
 
 
 def install_filters(templates: Jinja2Templates) -> None:
+    from app.web.tokenview import render_text  # late: tokenview imports num from here
+
     templates.env.filters["num"] = num
+    templates.env.filters["visible"] = render_text

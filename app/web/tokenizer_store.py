@@ -27,7 +27,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
-from app.errors import InvalidInput, TokenprismError
+from app.errors import InvalidInput, TokenprismError, excerpt
 from app.tokenizers import uploads
 from app.web import schemas
 from app.web.deps import services
@@ -36,10 +36,13 @@ from app.web.edge.json_body import dumps
 router = APIRouter()
 FORM_FIELDS = ("file", "name", "kind", "pattern", "special_tokens", "description", "replace", "token")
 _STATUSES = {
+    400: "The Host is not one this server answers (TOKENPRISM_ALLOWED_HOSTS), or the multipart body cannot be parsed.",
     401: "TOKENPRISM_ADMIN_TOKEN is set and the request has no or a wrong 'Authorization: Bearer' token.",
-    403: "A built-in tokenizer, or a browser request from another site.",
+    403: "A built-in tokenizer, or a browser request from another site (Origin: null, a foreign Origin, "
+         "Sec-Fetch-Site: cross-site).",
     404: "No added or trained tokenizer of that name.",
-    409: "The name is taken (a built-in, or another tokenizer: send replace=true).",
+    409: "The name is taken: a built-in, an alias or a model name (choose another), or another tokenizer "
+         "(send replace=true).",
     413: "The file is over TOKENPRISM_MAX_UPLOAD_BYTES.",
     415: "The body is not multipart/form-data.",
     422: "A field is missing or invalid, or the file is refused (its message says why).",
@@ -75,9 +78,8 @@ class Forbidden(TokenprismError):
 
 
 def check_write_access(request: Request, form_token: str | None = None) -> None:
-    origin = request.headers.get("origin")
-    if origin and origin != "null" and urlsplit(origin).netloc != request.headers.get("host"):
-        raise Forbidden(f"a page on {origin} may not change this server's tokenizers; use this server's own page")
+    """Writes are same-site (always) and carry the admin token (when one is set)."""
+    check_same_site(request)
     expected = services(request).settings.admin_token
     if not expected:
         return
@@ -90,6 +92,30 @@ def check_write_access(request: Request, form_token: str | None = None) -> None:
                            "'Authorization: Bearer <TOKENPRISM_ADMIN_TOKEN>' (the page asks for it)")
 
 
+def check_same_site(request: Request) -> None:
+    """Refuse a browser's request from another site: `Sec-Fetch-Site: cross-site`, `Origin:
+    null` (a sandboxed frame, a file:// page) or an Origin whose host:port is not the Host.
+    A request without Origin (curl, scripts) passes; the Host itself is checked by edge/hosts.py."""
+    origin = request.headers.get("origin")
+    host = request.headers.get("host", "")
+    fix = ("change tokenizers from this server's own pages, or without a browser "
+           "(curl or a script, with the admin token when one is set)")
+    if origin is not None and origin.strip().lower() == "null":
+        raise Forbidden(f"a request with 'Origin: null' (a sandboxed frame or a local file) may not change this "
+                        f"server's tokenizers; {fix}")
+    if origin is not None:
+        try:
+            parts = urlsplit(origin.strip())
+            same = parts.scheme in ("http", "https") and parts.netloc.lower() == host.lower()
+        except ValueError:  # "http://[::1" and other unparsable origins
+            same = False
+        if not same:
+            raise Forbidden(f"a page on {excerpt(origin)} may not change this server's tokenizers; {fix}")
+    if request.headers.get("sec-fetch-site", "").lower() == "cross-site":
+        raise Forbidden(f"a request from another site (Sec-Fetch-Site: cross-site) may not change this server's "
+                        f"tokenizers; {fix}")
+
+
 async def read_upload(request: Request) -> tuple[dict[str, str], UploadFile]:
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         raise TokenprismError("send the file as multipart/form-data with a 'file' field (curl -F file=@PATH -F name=NAME)",
@@ -100,7 +126,7 @@ async def read_upload(request: Request) -> tuple[dict[str, str], UploadFile]:
         raise InvalidInput(f"the form could not be read ({error.message}); send one file and the named fields") from None
     unknown = sorted(set(form.keys()) - set(FORM_FIELDS))
     if unknown:
-        raise InvalidInput(f"unknown form field {unknown[0]!r}; the fields are {', '.join(FORM_FIELDS)}")
+        raise InvalidInput(f"unknown form field {excerpt(unknown[0])}; the fields are {', '.join(FORM_FIELDS)}")
     upload = form.get("file")
     if not isinstance(upload, UploadFile):
         raise InvalidInput("the form has no file: send the tokenizer file in a 'file' field")
@@ -108,7 +134,7 @@ async def read_upload(request: Request) -> tuple[dict[str, str], UploadFile]:
     for key in FORM_FIELDS[1:]:
         value = form.get(key)
         if isinstance(value, UploadFile):
-            raise InvalidInput(f"form field {key!r} must be text, not a file")
+            raise InvalidInput(f"form field {excerpt(key)} must be text, not a file")
         if value not in (None, ""):
             fields[key] = value
     return fields, upload
@@ -119,8 +145,7 @@ async def add_tokenizer(request: Request, fields: dict[str, str], upload: Upload
     name = fields.get("name")
     if not name:
         raise InvalidInput("the form has no name: send the name to use the tokenizer by in a 'name' field")
-    if registry.is_builtin(name):
-        raise TokenprismError(f"{name} is a built-in tokenizer; choose another name", code="name_taken", status=409)
+    registry.check_new_name(name)
     data = await upload.read(settings.max_upload_bytes + 1)
     if len(data) > settings.max_upload_bytes:
         raise TokenprismError(f"the tokenizer file is over {settings.max_upload_bytes:,} bytes "
@@ -158,7 +183,7 @@ def facts_json(name: str, facts: uploads.Facts) -> dict:
 
 @router.post("/api/tokenizers", tags=["tokenizers"], status_code=201, summary="Add a tokenizer file",
              responses={201: {"description": "Stored; its facts (name, kind, vocab_size, sha256, size, ...)."},
-                        **_responses(401, 403, 409, 413, 415, 422, 503)},
+                        **_responses(400, 401, 403, 409, 413, 415, 422, 503)},
              openapi_extra={"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": _UPLOAD_FORM}}}})
 async def api_add(request: Request):
     check_write_access(request)
@@ -168,7 +193,7 @@ async def api_add(request: Request):
 
 
 @router.delete("/api/tokenizers/{name}", tags=["tokenizers"], status_code=204, summary="Remove an added tokenizer",
-               responses=_responses(401, 403, 404, 422))
+               responses=_responses(400, 401, 403, 404, 422))
 async def api_remove(request: Request, name: str):
     check_write_access(request)
     remove_tokenizer(request, name)
@@ -183,6 +208,7 @@ async def page(request: Request, added: str | None = None, removed: str | None =
 @router.post("/tokenizers", include_in_schema=False)
 async def page_add(request: Request):
     try:
+        check_same_site(request)  # before the body is read
         fields, upload = await read_upload(request)
         check_write_access(request, fields.get("token"))
         await add_tokenizer(request, fields, upload)

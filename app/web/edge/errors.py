@@ -15,7 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.errors import TokenprismError
+from app.errors import EXCERPT_CHARS, TokenprismError, excerpt
 
 log = logging.getLogger("tokenprism")
 
@@ -43,7 +43,8 @@ def describe_validation_error(error: RequestValidationError) -> tuple[int, str, 
             detail = item.get("ctx", {}).get("error", "")
             return 400, "invalid_json", f"request body is not valid JSON ({detail}); send a JSON object"
         where = ".".join(str(part) for part in item.get("loc", ()) if part != "body") or "body"
-        problems.append(f"{where}: {item.get('msg', 'invalid')}")
+        # field names and pydantic's messages ("Input tag 'x…'") can quote client input
+        problems.append(f"{excerpt(where, quote=False)}: {excerpt(item.get('msg', 'invalid'), 4 * EXCERPT_CHARS, quote=False)}")
     return 422, "invalid_request", "; ".join(problems[:5]) + ("" if len(problems) <= 5 else f"; and {len(problems) - 5} more")
 
 

@@ -34,7 +34,7 @@ CONTENT_SECURITY_POLICY = (
 SECURITY_HEADERS = [
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),  # no-referrer would make our own form posts send "Origin: null"
     (b"x-frame-options", b"DENY"),
 ]
 

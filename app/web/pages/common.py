@@ -31,7 +31,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from fastapi import Request
 
-from app.errors import InvalidInput, TokenprismError
+from app.errors import InvalidInput, TokenprismError, excerpt
 from app.settings import Settings
 from app.tokenizers import models
 from app.tokenizers.base import KINDS
@@ -97,7 +97,7 @@ async def read_form(request: Request, settings: Settings):
     for key, value in form.multi_items():
         if not isinstance(value, str):
             raise InvalidInput(
-                f"form field {key!r} is a file ({value.filename!r}); these pages take typed text only: "
+                f"form field {excerpt(key)} is a file ({excerpt(value.filename)}); these pages take typed text only: "
                 "paste the text into the box, or send it to POST /api/tokenize"
             )
     return form

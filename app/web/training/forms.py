@@ -18,7 +18,7 @@ from fastapi import Request
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
-from app.errors import InvalidInput, TextTooLarge
+from app.errors import InvalidInput, TextTooLarge, excerpt
 from app.jobs.spec import TrainSpec, corpus_limit
 from app.settings import Settings
 from app.web.edge.bodies import check_json_type, parse_json
@@ -60,7 +60,7 @@ async def read_form(request: Request, settings: Settings) -> tuple[dict[str, str
             fields[key] = value
         else:
             known = ", ".join((*FIELDS, *FILE_FIELDS))
-            raise InvalidInput(f"unexpected form field {key!r}; the fields are {known} (files under 'files')")
+            raise InvalidInput(f"unexpected form field {excerpt(key)}; the fields are {known} (files under 'files')")
     limit, setting = corpus_limit(settings)
     room = limit
     text = fields.get("text", "").replace("\r\n", "\n")
@@ -71,7 +71,7 @@ async def read_form(request: Request, settings: Settings) -> tuple[dict[str, str
         room -= len(data)
         if room < 0:
             raise TextTooLarge(f"the corpus is over {limit:,} bytes ({setting}) "
-                               f"by file {upload.filename!r}; send less text, or train with the CLI",
+                               f"by file {excerpt(upload.filename)}; send less text, or train with the CLI",
                                code="corpus_too_large")
         raw.append((upload.filename or "a file", data))
     files = await asyncio.get_running_loop().run_in_executor(None, decode_files, raw)

@@ -23,7 +23,7 @@ from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import Response
 
 from app.bpe import replay
-from app.errors import InvalidInput, TokenprismError
+from app.errors import InvalidInput, TokenprismError, excerpt
 from app.jobs import JobRunner, TrainSpec
 from app.jobs.spec import check_limits, check_spec, corpus_limit, preview
 from app.web.training import forms as train_forms
@@ -42,9 +42,9 @@ router = APIRouter(prefix="/api", tags=["training"])
 LARGE_BODY_PATHS = ("/api/train", "/train", "/train/preview")
 _runner_lock = threading.Lock()
 _STATUSES = {
-    400: "The body is not valid JSON.",
+    400: "The body is not valid JSON, or the Host is not one this server answers (TOKENPRISM_ALLOWED_HOSTS).",
     401: "TOKENPRISM_ADMIN_TOKEN is set and the request has no or a wrong 'Authorization: Bearer' token.",
-    403: "A browser request from another site.",
+    403: "A browser request from another site (Origin: null, a foreign Origin, Sec-Fetch-Site: cross-site).",
     404: "No such job, or no such tokenizer.",
     409: "The name is taken (send replace=true), a job is training that name, or the job has ended.",
     413: "The corpus is over TOKENPRISM_MAX_TRAIN_BYTES.",
@@ -156,7 +156,7 @@ async def job_status(request: Request, job: str):
 
 
 @router.delete("/train/{job}", response_model=TrainJob, response_model_exclude_none=True,
-               summary="Cancel a training job", responses=_responses(401, 403, 404, 409, 422))
+               summary="Cancel a training job", responses=_responses(400, 401, 403, 404, 409, 422))
 async def cancel_job(request: Request, job: str):
     """Kills its process; nothing is saved. A job that has ended, or is writing its model, is a 409."""
     check_write_access(request)
@@ -174,7 +174,7 @@ async def train_preview(request: Request):
     documents = ([body.text] if body.text else []) + list(body.texts or [])
     spec = TrainSpec("preview", body.vocab_size, body.pattern, tuple(body.special_tokens))
     if spec.pattern not in ("gpt2", "gpt4", "none"):
-        raise InvalidInput(f"pattern {spec.pattern!r} is unknown; use one of: gpt4, gpt2, none")
+        raise InvalidInput(f"pattern {excerpt(spec.pattern)} is unknown; use one of: gpt4, gpt2, none")
     if sum(map(len, documents)) > settings.max_text_chars:
         raise InvalidInput(f"the preview counts at most {settings.max_text_chars:,} characters; send a sample")
     result = await pool.run(preview, documents, spec.pattern, spec.merges_wanted, request=request)

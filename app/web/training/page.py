@@ -18,13 +18,13 @@ from urllib.parse import quote, urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 
-from app.errors import InvalidInput, TokenprismError
+from app.errors import InvalidInput, TokenprismError, excerpt
 from app.jobs.spec import TRAIN_PATTERNS, corpus_limit, preview
 from app.web.training import forms as train_forms, jobs as training
 from app.web.deps import services
 from app.web.edge.json_body import finished_response
 from app.web.pages.common import base_context, is_htmx, listed_entries
-from app.web.tokenizer_store import check_write_access
+from app.web.tokenizer_store import check_same_site, check_write_access
 from app.web.training.replay import ReplayState, render_replay
 
 router = APIRouter(include_in_schema=False)
@@ -56,6 +56,7 @@ async def train_form(request: Request):
 async def train_submit(request: Request):
     fields: dict = {}
     try:
+        check_same_site(request)  # before the corpus is read
         fields, documents = await train_forms.read_form(request, services(request).settings)
         check_write_access(request, fields.get("token"))
         job = await training.submit(request, train_forms.spec_from_fields(fields), documents)
@@ -78,7 +79,7 @@ async def train_preview(request: Request):
         specials = train_forms.special_tokens(fields.get("special_tokens", ""))
         pattern = fields.get("pattern") or "gpt4"
         if pattern not in TRAIN_PATTERNS:
-            raise InvalidInput(f"pattern {pattern!r} is unknown; use one of: {', '.join(TRAIN_PATTERNS)}")
+            raise InvalidInput(f"pattern {excerpt(pattern)} is unknown; use one of: {', '.join(TRAIN_PATTERNS)}")
         wanted = int(size) - 256 - len(specials) if size.isascii() and size.isdigit() and len(size) < 10 else 0
         sample = text[: settings.max_text_chars]
         result = await pool.run(preview, [sample] if sample else [], pattern, wanted, request=request)
