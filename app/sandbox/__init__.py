@@ -23,7 +23,7 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Callable
 
-from app.errors import InvalidInput
+from app.errors import InvalidInput, excerpt
 from app.sandbox import runner
 
 COMPILE_WALL_S = 2.0  # compiling takes milliseconds; this is for a loaded machine
@@ -34,10 +34,6 @@ _verdicts: OrderedDict[tuple[str, bool], tuple] = OrderedDict()
 _verdicts_lock = threading.Lock()
 _WHY = {"invalid": "is not a valid regular expression", "memory": "is too large to compile",
         "slow": "is too slow", "died": "crashed the regular expression engine"}
-
-
-def excerpt(pattern: str, limit: int = 80) -> str:
-    return repr(pattern if len(pattern) <= limit else pattern[:limit] + "…")
 
 
 def refusal(what: str, pattern: str, answer: tuple, fix: str) -> InvalidInput:

@@ -64,7 +64,7 @@ def check_huggingface(data: bytes, max_vocab: int) -> None:
     from tokenizers import Regex, pre_tokenizers
 
     from app.errors import InvalidInput
-    from app.sandbox import excerpt
+    from app.errors import excerpt
     from app.sandbox.backtrack import probe_problem, shape_problem
     from app.tokenizers.uploads import vocab_refusal
 
