@@ -73,11 +73,20 @@ def measure() -> Iterator[Measure]:
 
 
 def _malloc_trim() -> Callable[[], object] | None:
+    """glibc's malloc_trim (None elsewhere: musl and macOS have none). Also fixes glibc's mmap
+    and trim thresholds at 128 KiB: left dynamic, they grow up to 32 and 64 MB after a large
+    block is freed, and a worker thread's heap then keeps that much after every drop
+    (measured: a removed 200,000-token upload left 75 MB held instead of ~30 MB)."""
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return libc.malloc_trim  # glibc only; musl and macOS have none
+        trim = libc.malloc_trim
     except (OSError, AttributeError):
         return None
+    mallopt = getattr(libc, "mallopt", None)
+    if mallopt is not None:
+        mallopt(-1, 128 << 10)  # M_TRIM_THRESHOLD
+        mallopt(-3, 128 << 10)  # M_MMAP_THRESHOLD
+    return trim
 
 
 _TRIM = _malloc_trim()
@@ -142,6 +151,15 @@ class Budget:
                 self._remove(next(iter(self._items)), dropped)
         self._finish(dropped)
         return self.keeps(obj)
+
+    def make_room(self, cost: int) -> None:
+        """Before building an object of about `cost` bytes: drop the least recently used objects
+        until it would fit, and give their memory back first, so the build reuses it."""
+        dropped: list[_Item] = []
+        with self._lock:
+            while self._items and self._total + cost > self.limit:
+                self._remove(next(iter(self._items)), dropped)
+        self._finish(dropped)
 
     def touch(self, obj: object) -> None:
         """Mark `obj` (and its parents) as just used."""

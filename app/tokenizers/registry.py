@@ -126,6 +126,7 @@ class Registry:
 
     def _build(self, name: str, entry: Entry) -> tuple[object, Tokenizer | TokenizerFileError]:
         """Build `entry` and keep it in the budget (which may drop it at once: see budget.py)."""
+        self._budget.make_room(memory.floor(entry.kind, entry.vocab_size))
         try:
             with memory.measure() as grown:
                 tokenizer = entry.factory()
