@@ -7,6 +7,8 @@ import pytest
 from app.inspect import cache
 from app.tokenizers import budget as memory
 from app.tokenizers.budget import Budget
+from app.tokenizers.builtins import register_builtins
+from app.tokenizers.registry import Registry
 
 
 class Thing:
@@ -86,10 +88,11 @@ def test_keeping_again_updates_the_cost(made):
     assert budget.total == 25 and budget.order() == [thing]
 
 
-def test_the_registry_drops_least_recently_used_tokenizers_and_their_indexes(registry, monkeypatch):
+def test_the_registry_drops_least_recently_used_tokenizers_and_their_indexes(settings, monkeypatch):
     budget = Budget(10 * memory.MB, release=lambda: None)
-    monkeypatch.setattr(registry, "_budget", budget)
     monkeypatch.setattr(memory, "_shared", budget)
+    registry = Registry(None, budget)  # its own: what it builds here is never seen by other tests
+    register_builtins(registry, settings.tokenizer_dir)
     monkeypatch.setattr(memory, "floor", lambda part, ids: 4 * memory.MB)
     monkeypatch.setattr(memory, "measure", _no_growth)
     own = registry.get("tokenprism_4k")

@@ -9,6 +9,12 @@ that cannot be loaded fails only its own requests, with an error naming the file
 failure is remembered until the file changes). An unknown name raises `UnknownTokenizer`
 listing the valid names.
 
+What is built is kept in the process's memory budget (`budget.py`): its cost is the RSS
+growth while it was built (at least a floor from its vocabulary size), room is made
+before a build, and the least recently used tokenizer is dropped past the budget (and
+built again on its next use). A user file that is removed or replaced is forgotten when
+the folder is next listed, and its memory given back.
+
 Every name a user gives goes through `resolve`, the one place names become canonical: a
 tokenizer name or alias first, then a model name (`models.find`: exact, then prefix rules,
 case-insensitive), so "gpt-4o" works wherever "o200k_base" does (API, pages, CLI). A model
@@ -227,7 +233,7 @@ def _user_entry(model: UserModel) -> Entry:
 
 
 def default_registry(settings: Settings) -> Registry:
-    """The five built-in tokenizers plus whatever the user trained into the data directory."""
+    """The built-in tokenizers plus whatever the user trained into the data directory."""
     from app.tokenizers import builtins
 
     registry = Registry(settings.user_tokenizer_dir, memory.shared(settings.memory_budget_mb))
