@@ -4,7 +4,8 @@ bytes), the same bytes in the other tokenizers, and whether it is listed as unde
 `token_facts` answers `GET /api/tokenizers/{name}/tokens/{id}` and feeds the inspector
 page; `merge_tree` draws a token's lineage (`lineage.py`) down to tokens that have no
 parents, at most MAX_TREE_NODES nodes (a 128-byte token has 255). `same_in` looks the
-bytes up in every built-in tokenizer (each is loaded, and indexed, on first use): a
+bytes up in every built-in tokenizer (each is loaded, and indexed, on first use, and kept
+only within the memory budget, app/tokenizers/budget.py): a
 special token matches only special tokens, a regular one only regular ones, and where a
 vocabulary holds the bytes twice (a SentencePiece byte piece and a character piece) the
 piece that is not a byte fallback is named. No web code here.

@@ -22,7 +22,12 @@ Regex search runs the pattern over each token's text (its bytes as UTF-8, a byte
 no whole character as U+FFFD) in a sandbox child process (app/sandbox), never here: the
 pattern is user input, and compiling one can take gigabytes. The child gets `blob` and
 `starts` once per index, keeps the texts, and answers within a time budget and a memory
-bound. No I/O and no web code here.
+bound.
+
+The substring tables are kept in the process's memory budget
+(app/tokenizers/budget.py) with the index as their parent: when the budget drops them
+they are made again on the next search that needs them (a search already running keeps
+its own reference). No I/O and no web code here.
 """
 
 from __future__ import annotations
@@ -31,10 +36,12 @@ import threading
 from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, count, islice
+from typing import NamedTuple
 
 import regex
 
 from app import sandbox
+from app.tokenizers import budget as memory
 from app.tokenizers.base import Tokenizer
 
 SEPARATOR = "\u0100"  # never in a token's Latin-1 text, nor in a query's
@@ -54,9 +61,7 @@ class VocabIndex:
         self.starts = array("I", accumulate(map(len, pieces), initial=0))
         self.by_bytes = array("I", sorted(range(len(pieces)), key=pieces.__getitem__))  # stable: id order on ties
         self._stats: dict | None = None
-        self._text: str | None = None
-        self._text_starts: array | None = None
-        self._holding: list[array] | None = None
+        self._tables: _Tables | None = None
         self._key = f"{self.name}#{next(_keys)}"  # this index's texts in the sandbox child
         self._tables_lock = threading.Lock()
 
@@ -114,14 +119,15 @@ class VocabIndex:
     def substring(self, query: bytes) -> list[int]:
         if not query:
             return list(range(len(self.ids)))
-        holding = self._search_tables()
+        tables = self._search_tables()
+        holding = tables.holding
         if len(query) == 1:
             return list(holding[query[0]])
         shortest = min((holding[byte] for byte in set(query)), key=len)
         if len(shortest) <= WALK_LIMIT:
             blob, starts = self.blob, self.starts
             return [p for p in shortest if blob.find(query, starts[p], starts[p + 1]) >= 0]
-        return self._find_all(query.decode("latin-1"))
+        return _find_all(tables, query.decode("latin-1"))
 
     def regex(self, pattern: str, budget_s: float) -> list[int]:
         """Positions whose text `pattern` matches somewhere; InvalidInput naming the pattern for
@@ -130,43 +136,65 @@ class VocabIndex:
                                     "q", "fix or simplify it (smaller counts, fewer nested repeats), "
                                     "or search with mode=substring for the text as it is")
 
+    def _keep(self, part: object, grown: int, kind: str, attribute: str) -> object:
+        """`part` kept in the budget under this index (None: not kept; see budget.py)."""
+        def drop() -> None:
+            if getattr(self, attribute) is part:
+                setattr(self, attribute, None)
+
+        cost = max(grown, memory.floor(kind, len(self)))
+        return part if memory.shared().keep(part, cost, parent=self, drop=drop) else None
+
     def id_range(self, first: int, last: int) -> list[int]:
         return list(range(bisect_left(self.ids, first), bisect_right(self.ids, last)))
 
     # -- substring tables ------------------------------------------------------------------
 
-    def _search_tables(self) -> list[array]:
+    def _search_tables(self) -> _Tables:
         """Built on the first substring search, once (a second caller waits for it)."""
-        if self._holding is not None:
-            return self._holding
-        with self._tables_lock:
-            if self._holding is None:
-                self._build_tables()
-        return self._holding
+        tables = self._tables
+        if tables is None:
+            with self._tables_lock:
+                tables = self._tables
+                if tables is None:
+                    with memory.measure() as grown:
+                        tables = self._build_tables()
+                    self._tables = self._keep(tables, grown.grown, "tables", "_tables")
+        memory.shared().touch(tables)
+        return tables
 
-    def _build_tables(self) -> None:
+    def _build_tables(self) -> _Tables:
         n, blob, starts = len(self.ids), self.blob, self.starts
         latin = blob.decode("latin-1")
-        self._text = SEPARATOR + SEPARATOR.join(latin[starts[p] : starts[p + 1]] for p in range(n)) + SEPARATOR
-        self._text_starts = array("I", (starts[p] + p + 1 for p in range(n)))
+        text = SEPARATOR + SEPARATOR.join(latin[starts[p] : starts[p + 1]] for p in range(n)) + SEPARATOR
+        text_starts = array("I", (starts[p] + p + 1 for p in range(n)))
         holding = [array("I") for _ in range(256)]
         for position in range(n):
             for byte in set(blob[starts[position] : starts[position + 1]]):
                 holding[byte].append(position)
-        self._holding = holding
+        return _Tables(text, text_starts, holding)
 
-    def _find_all(self, query: str) -> list[int]:
-        text, text_starts, find = self._text, self._text_starts, self._text.find
-        last = len(text_starts) - 1
-        found = []
-        at = find(query)
-        while at >= 0:
-            position = bisect_right(text_starts, at) - 1
-            found.append(position)
-            if position == last:
-                break
-            at = find(query, text_starts[position + 1])
-        return found
+
+class _Tables(NamedTuple):
+    """For substring search: the Latin-1 text, where each token starts in it, and byte -> positions."""
+
+    text: str
+    text_starts: array
+    holding: list[array]
+
+
+def _find_all(tables: _Tables, query: str) -> list[int]:
+    text_starts, find = tables.text_starts, tables.text.find
+    last = len(text_starts) - 1
+    found = []
+    at = find(query)
+    while at >= 0:
+        position = bisect_right(text_starts, at) - 1
+        found.append(position)
+        if position == last:
+            break
+        at = find(query, text_starts[position + 1])
+    return found
 
 
 def _all_pieces(tokenizer: Tokenizer, ids: list[int], special: list[int]) -> list[bytes]:

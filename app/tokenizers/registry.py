@@ -9,6 +9,12 @@ that cannot be loaded fails only its own requests, with an error naming the file
 failure is remembered until the file changes). An unknown name raises `UnknownTokenizer`
 listing the valid names.
 
+What is built is kept in the process's memory budget (`budget.py`): its cost is the RSS
+growth while it was built (at least a floor from its vocabulary size), room is made
+before a build, and the least recently used tokenizer is dropped past the budget (and
+built again on its next use). A user file that is removed or replaced is forgotten when
+the folder is next listed, and its memory given back.
+
 Every name a user gives goes through `resolve`, the one place names become canonical: a
 tokenizer name or alias first, then a model name (`models.find`: exact, then prefix rules,
 case-insensitive), so "gpt-4o" works wherever "o200k_base" does (API, pages, CLI). A model
@@ -33,6 +39,7 @@ from typing import NoReturn
 
 from app.errors import InvalidInput, NameTaken, TokenizerFileError, UnknownTokenizer, excerpt
 from app.settings import Settings, get_settings
+from app.tokenizers import budget as memory
 from app.tokenizers import models
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.user_models import NAME_PATTERN, USER_MODEL_SUFFIX, UserModel, UserModels, check_name, identity_of
@@ -57,7 +64,7 @@ class Entry:
 
 
 class Registry:
-    def __init__(self, user_dir: Path | None = None):
+    def __init__(self, user_dir: Path | None = None, budget: memory.Budget | None = None):
         self._user_dir = user_dir
         self._user_models = UserModels(user_dir) if user_dir is not None else None
         self._entries: dict[str, Entry] = {}  # the built-ins
@@ -66,6 +73,7 @@ class Registry:
         self._listed: dict[str, UserModel] | None = None  # what _user_entries were made from
         self._built: dict[str, tuple[object, Tokenizer | TokenizerFileError]] = {}
         self._lock = threading.RLock()
+        self._budget = budget or memory.shared()
 
     def register(self, entry: Entry, aliases: tuple[str, ...] = ()) -> None:
         with self._lock:
@@ -118,17 +126,44 @@ class Registry:
         entry = self._entries.get(name) or self._current_user_entry(name)
         with self._lock:
             cached = self._built.get(name)
-            if cached is None or cached[0] != entry.version:
-                try:
-                    cached = (entry.version, entry.factory())
-                except TokenizerFileError as error:
-                    if not entry.user:
-                        raise
-                    cached = (entry.version, error)  # until the file changes
-                self._built[name] = cached
+            if cached is not None and cached[0] != entry.version:
+                self._forget(name)  # replaced: its memory goes back before the new one is built
+                cached = None
+            if cached is None:
+                cached = self._build(name, entry)
         if isinstance(cached[1], TokenizerFileError):
             raise TokenizerFileError(cached[1].message)
+        self._budget.touch(cached[1])
         return cached[1]
+
+    def _build(self, name: str, entry: Entry) -> tuple[object, Tokenizer | TokenizerFileError]:
+        """Build `entry` and keep it in the budget (which may drop it at once: see budget.py)."""
+        self._budget.make_room(memory.floor(entry.kind, entry.vocab_size))
+        try:
+            with memory.measure() as grown:
+                tokenizer = entry.factory()
+        except TokenizerFileError as error:
+            if not entry.user:
+                raise
+            self._built[name] = (entry.version, error)  # until the file changes
+            return self._built[name]
+        self._built[name] = cached = (entry.version, tokenizer)
+        cost = max(grown.grown, memory.floor(entry.kind, tokenizer.vocab_size))
+        self._budget.keep(tokenizer, cost, drop=lambda: self._dropped(name, tokenizer))
+        return cached
+
+    def _dropped(self, name: str, tokenizer: Tokenizer) -> None:
+        """The budget dropped `tokenizer`: forget it here too (unless a newer one took its place)."""
+        with self._lock:
+            if self._built.get(name, (None, None))[1] is tokenizer:
+                del self._built[name]
+
+    def _forget(self, name: str) -> None:
+        """Drop what was built for `name` (a user file removed or replaced) and give its memory back."""
+        with self._lock:
+            _, built = self._built.pop(name, (None, None))
+        if built is not None and not isinstance(built, TokenizerFileError):
+            self._budget.forget(built)
 
     def user_model_path(self, name: str) -> Path:
         if self._user_dir is None:
@@ -180,6 +215,9 @@ class Registry:
                 if model.header is not None and self.meaning(name) is None
             }
             self._listed = models
+            for name, (version, _) in list(self._built.items()):
+                if name not in self._entries and (name not in models or models[name].identity != version):
+                    self._forget(name)  # removed or replaced since it was built
         return self._user_entries
 
     def _current_user_entry(self, name: str) -> Entry:
@@ -242,10 +280,10 @@ def _user_entry(model: UserModel) -> Entry:
 
 
 def default_registry(settings: Settings) -> Registry:
-    """The five built-in tokenizers plus whatever the user trained into the data directory."""
+    """The built-in tokenizers plus whatever the user trained into the data directory."""
     from app.tokenizers import builtins
 
-    registry = Registry(settings.user_tokenizer_dir)
+    registry = Registry(settings.user_tokenizer_dir, memory.shared(settings.memory_budget_mb))
     builtins.register_builtins(registry, settings.tokenizer_dir)
     return registry
 

@@ -260,15 +260,37 @@ def remove(folder: Path, name: str) -> bool:
 def read_facts(path: Path) -> Facts:
     """The facts line of a stored file (the bytes after it are not read)."""
     with open_regular(path) as handle:
+        _check_stored_size(handle, path)
         line = handle.readline(MAX_FACTS_BYTES + 1)
     return _parse_facts(line, path)
 
 
+def stored_limit() -> int:
+    """The most bytes a stored file may have: the upload limit and its facts line."""
+    from app.settings import get_settings
+
+    return get_settings().max_upload_bytes + MAX_FACTS_BYTES
+
+
 def read_stored(path: Path) -> tuple[Facts, bytes]:
+    """A stored file's facts and bytes; one larger than `stored_limit` is refused unread."""
     with open_regular(path) as handle:
-        data = handle.read()
+        limit = _check_stored_size(handle, path)
+        data = handle.read(limit + 1)
+    if len(data) > limit:  # it grew since
+        _check_stored_size(None, path, len(data))
     line, _, body = data.partition(b"\n")
     return _parse_facts(line + b"\n", path), body
+
+
+def _check_stored_size(handle, path: Path, size: int | None = None) -> int:
+    """The stored-file limit; TokenizerFileError, naming the file and the limit, past it."""
+    limit = stored_limit()
+    size = os.fstat(handle.fileno()).st_size if size is None else size
+    if size > limit:
+        raise TokenizerFileError(f"stored tokenizer {path} is {size:,} bytes, over the {limit:,} bytes an added "
+                                 "tokenizer may have; it is not read: remove it and add the file again")
+    return limit
 
 
 def _parse_facts(line: bytes, path: Path) -> Facts:

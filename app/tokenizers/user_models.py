@@ -6,8 +6,10 @@ and the name in its header is for people only. `UserModels.models()` lists the f
 again only when the folder changed (its mtime: creating, renaming or deleting a file
 changes it, and `write_atomically` publishes by renaming), and reads a file's header only
 when the file is new or changed (its identity: device, inode, size, mtime). Only regular
-files are read: a FIFO, directory or device named like a model is reported, never opened
-for a blocking read.
+files are read: a symbolic link, FIFO, directory, socket or device named like a model is
+listed as unusable with the reason, never opened or followed, and so is a file larger than
+any model of its kind can be (checked from the listing's own stat, before a byte is read:
+a sparse 1 GiB `.tokenizer` is never read); requests for it get that reason.
 
 A writer holds `name_lock(folder, name)` (an flock on `.NAME.lock`) from the start of
 training until the file is in place. Listing the folder removes temp files
@@ -66,11 +68,32 @@ class UserModel:
         return self.path.suffix == UPLOAD_SUFFIX
 
 
+_FILE_TYPES = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+               (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+
+
 def identity_of(path: Path) -> Identity | None:
+    """The identity of `path` itself (a symbolic link's own, never its target's)."""
+    info = _lstat(path)
+    return None if info is None else _identity(info)
+
+
+def _folder_identity(folder: Path) -> Identity | None:
+    """The folder's identity, through a symbolic link (a data directory may well be one)."""
     try:
-        info = os.stat(path)
+        return _identity(os.stat(folder))
     except OSError:
         return None
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
+
+
+def _identity(info: os.stat_result) -> Identity:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
@@ -84,7 +107,7 @@ class UserModels:
     def models(self) -> dict[str, UserModel]:
         """name -> model, usable or not; the folder is listed again only if it changed."""
         with self._lock:
-            stamp = identity_of(self.folder)
+            stamp = _folder_identity(self.folder)
             if stamp is None or stamp != self._stamp:
                 self._models = self._list(self._models) if stamp is not None else {}
                 settled = stamp is not None and time.time_ns() - stamp[3] > _SETTLED_NS
@@ -106,15 +129,20 @@ class UserModels:
             if name == file_name or not NAME_PATTERN.fullmatch(name) or name in found:
                 continue  # not ours; or NAME.bpe next to NAME.tokenizer, which uploads.store never leaves
             path = self.folder / file_name
-            identity = identity_of(path)
-            if identity is None:
+            info = _lstat(path)
+            if info is None:
                 continue  # deleted meanwhile
             old = known.get(name)
-            found[name] = old if old is not None and old.identity == identity else _read(name, path, identity)
+            found[name] = old if old is not None and old.identity == _identity(info) else _read(name, path, info)
         return found
 
 
-def _read(name: str, path: Path, identity: Identity) -> UserModel:
+def _read(name: str, path: Path, info: os.stat_result) -> UserModel:
+    """The model in `path`, whose lstat is `info`: the file type and size are checked first."""
+    identity = _identity(info)
+    problem = _unusable(path, info)
+    if problem is not None:
+        return UserModel(name, path, identity, None, TokenizerFileError(problem))
     try:
         if path.suffix == UPLOAD_SUFFIX:
             from app.tokenizers.uploads import read_facts  # uploads imports this module
@@ -127,6 +155,24 @@ def _read(name: str, path: Path, identity: Identity) -> UserModel:
         return UserModel(name, path, identity, None, error)
     except OSError as error:
         return UserModel(name, path, identity, None, TokenizerFileError(f"cannot read {path}: {error.strerror}"))
+
+
+def _unusable(path: Path, info: os.stat_result) -> str | None:
+    """Why `path` cannot be a model without opening it (None: it may be)."""
+    for is_type, what in _FILE_TYPES:
+        if is_type(info.st_mode):
+            return (f"{path} is {what}, not a regular file; tokenprism reads only regular files: "
+                    "remove it, or put the model file itself in its place")
+    if path.suffix == UPLOAD_SUFFIX:
+        from app.tokenizers.uploads import stored_limit
+
+        limit, what = stored_limit(), "an added tokenizer (TOKENPRISM_MAX_UPLOAD_BYTES and its facts line)"
+    else:
+        limit, what = bpe_file.MAX_FILE_BYTES, "a trained model"
+    if info.st_size > limit:
+        return (f"{path} is {info.st_size:,} bytes, over the {limit:,} bytes {what} may have; it is not read: "
+                "remove it, and add or train the tokenizer again")
+    return None
 
 
 @contextmanager
