@@ -101,7 +101,7 @@ def test_a_request_for_a_link_gets_the_reason(folder, tmp_path):
     target = tmp_path / "model.bpe"
     BPETokenizer.train("hello world " * 50, 260, name="m").save(target)
     os.symlink(target, folder / "linked.bpe")
-    settings = Settings(data_dir=folder.parent)
+    settings = Settings(data_dir=folder.parent, allowed_hosts="testserver")
     with TestClient(create_app(settings, default_registry(settings))) as client:
         assert "linked" not in [t["name"] for t in client.get("/api/tokenizers").json()["tokenizers"]]
         answer = client.post("/api/tokenize", json={"tokenizer": "linked", "text": "hello"})
