@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from starlette.requests import ClientDisconnect
 
 from app.errors import TokenprismError
+from app.web.pool import ClientGone
 
 log = logging.getLogger("tokenprism")
 
@@ -178,11 +179,6 @@ class BodyTimeout(TokenprismError):
     code = "body_timeout"
     status = 408
     headers = {"Connection": "close"}
-
-
-class ClientGone(TokenprismError):
-    """The client closed the connection before its body was whole; nobody reads the answer."""
-    code = "client_closed"
 
 
 class BodyWatch:
