@@ -147,7 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     results: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="tokenprism-attacks-") as data_dir:
-        process, base_url = start_server(data_dir)
+        # Uploads are rated per client (6 a minute): lifted here so each upload attack meets its own
+        # check; the share flood (part 8) meets the default share rate.
+        process, base_url = start_server(data_dir, {"TOKENPRISM_UPLOADS_PER_MINUTE": "1000"})
         group = memory_cgroup(process.pid)
         monitor = Monitor(base_url, process.pid)
         try:

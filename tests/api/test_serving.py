@@ -224,7 +224,7 @@ def test_body_bytes_held_at_once_are_bounded_over_all_requests(tmp_path):
     )
     host, port = base_url.removeprefix("http://").split(":")
     body = json.dumps({"tokenizer": "gpt2", "text": "x" * 89_900}).encode()
-    head = b"POST /api/count HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+    head = b"POST /api/count HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
     try:
         holders = []
         for _ in range(2):

@@ -80,8 +80,10 @@ def test_the_queue_is_bounded_and_cancel_kills_the_child(runner, tmp_path):
         runner.submit(TrainSpec("long", 300), SMALL)  # the queue is checked first; a free slot would give name_busy
     assert busy.value.status == 503
     wait(runner, first, lambda s: s["status"] == "running")
-    before = children()
-    assert before, "the job runs in a child process"
+    deadline = time.monotonic() + 10
+    while not (before := children()) and time.monotonic() < deadline:
+        time.sleep(0.02)  # the job reads `running` a moment before its process starts
+    assert before, f"the job runs in a child process: {runner.status(first)}"
     assert runner.cancel(second)["status"] == "cancelled"  # queued: it never starts
     assert runner.cancel(first)["status"] == "cancelled"
     assert runner.cancel(first)["status"] == "cancelled"  # cancelling twice is fine

@@ -32,7 +32,7 @@ def crowded(tmp_path_factory):
         path = folder / f"m{index:04d}.bpe"
         path.write_bytes(model)
         os.utime(path, ns=(10**18 + index * 10**9, 10**18 + index * 10**9))
-    settings = Settings(data_dir=data_dir)
+    settings = Settings(data_dir=data_dir, allowed_hosts="testserver")  # TestClient sends Host: testserver
     registry = default_registry(settings)
     builtins = sum(1 for entry in registry.entries() if not entry.user)
     with TestClient(create_app(settings, registry)) as client:
