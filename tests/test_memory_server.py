@@ -15,7 +15,7 @@ from app.tokenizers import uploads
 from tests.reference import TOKENIZER_DIR
 
 BUDGET_MB = 150
-FRAGMENTATION_MB = 200  # what the allocator keeps past the budget (README, "Scale": ~80 measured)
+FRAGMENTATION_MB = 200  # what the allocator keeps past the budget (docs/serving.md, "Scale": ~80 measured)
 MB = 1 << 20
 
 
@@ -51,7 +51,7 @@ def test_removing_a_large_added_tokenizer_gives_its_memory_back(server):
     assert loaded - before > 50 * MB
     assert http.delete("/api/tokenizers/big").status_code == 204
     assert http.get("/api/tokenizers").status_code == 200  # the next request sees the folder changed
-    held = rss(pid) - before  # what glibc keeps of a worker thread's heap (README, "Scale"): ~30 of ~90 MB
+    held = rss(pid) - before  # what glibc keeps of a worker thread's heap (docs/serving.md, "Scale"): ~30 of ~90 MB
     assert held < (loaded - before) / 2, f"{held / MB:.0f} of {(loaded - before) / MB:.0f} MB still held after removal"
 
 
