@@ -89,7 +89,7 @@ def add_serve(add) -> None:
     sub.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     sub.add_argument("--workers", type=int, default=1,
                      help="server processes (uvicorn's workers; default 1). Each loads the tokenizers it "
-                     "serves on its own: see the README for the memory each costs")
+                     "serves on its own: see docs/serving.md for the memory each costs")
     sub.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
                      help="uvicorn's log level (default info)")
     sub.add_argument("--no-access-log", dest="access_log", action="store_false", help="do not log every request")
