@@ -13,8 +13,9 @@ two. Two checks, each returning a short reason or None:
 - `probe_problem(pattern, run)`: `run(text)` timed on adversarial texts built from the
   pattern's own literal characters and a few stand-ins for classes (runs of one character,
   alternations of two, with and without a final character nothing expects), at lengths
-  growing from 8 to 16,384. A text costing over FLOOR_S + PER_CHAR_S per character (a
-  linear pattern costs ~0.04 us a character), a cost that grows over GROWTH times for a
+  growing from 8 to 16,384. A text costing over FLOOR_S + PER_CHAR_S per character up to
+  SHORT_LENGTH (a linear pattern costs ~0.04 us a character), LONG_PER_CHAR_S past it (where a
+  whole pre-tokenizer pipeline's own cost shows, and a busy machine's), a cost that grows over GROWTH times for a
   fourfold longer text, or an error from the engine (Oniguruma's retry limit) refuses it.
 
 Left out: proving linearity (neither check can); a pattern slow only on text unlike
@@ -30,7 +31,10 @@ from itertools import combinations
 
 LENGTHS = (8, 12, 16, 24, 32, 48, 64, 96, 128, 256, 1024, 4096, 16384)
 FLOOR_S = 0.01
-PER_CHAR_S = 5e-6
+PER_CHAR_S = 5e-6  # up to SHORT_LENGTH characters, where backtracking shows first
+SHORT_LENGTH = 1024
+LONG_PER_CHAR_S = 50e-6  # longer texts: a linear pipeline can cost several us a character (deepseek_v4's
+# splits make a piece per punctuation mark), twice that on a busy machine; the growth check does the rest
 GROWTH = 12.0  # time ratio between lengths 4,096 and 16,384 (linear: ~4, quadratic: ~16)
 GROWTH_FLOOR_S = 0.002  # below this the ratio is noise
 TOTAL_S = 20.0  # one pattern's whole probe
@@ -88,7 +92,7 @@ def _probe(pattern: str, run: Callable[[str], object]) -> str | None:
                 if not isinstance(error, Exception) and type(error).__name__ != "PanicException":
                     raise
                 return f"the regex engine gives up on it for a text of {shown} ({_first_line(error)})"
-            if cost > FLOOR_S + PER_CHAR_S * length:
+            if cost > FLOOR_S + (PER_CHAR_S if length <= SHORT_LENGTH else LONG_PER_CHAR_S) * length:
                 return f"it takes {cost * 1000:.0f} ms on a text of {shown} (it backtracks)"
             if time.monotonic() - started > TOTAL_S:
                 return f"probing it took over {TOTAL_S:.0f} s"
