@@ -208,7 +208,7 @@ def test_compare_one_chat_across_formats(page, registry):
     tokenizers = ["cl100k_base", "o200k_harmony", "gpt2"]
     open_compare_chat(page, tokenizers)
     expect_columns(page, registry, tokenizers[:2], CHAT)
-    expect(page.locator('article[data-tokenizer="gpt2"] [data-role=message]')).to_contain_text("no chat format")
+    expect(page.locator('article[data-tokenizer="gpt2"] [data-role=no-chat]')).to_contain_text("no chat format")  # issue 19: in place, no error
 
     page.locator("#content-0").press("Control+End")
     page.locator("#content-0").press_sequentially(" Sehr kurz.", delay=15)

@@ -27,6 +27,7 @@ def column(page, name):
 def test_choose_tokenizers_and_type(page, registry):
     open_compare(page, ["gpt2", "cl100k_base"], "start")
     expect(page.locator("article.column")).to_have_count(2)
+    page.locator("[data-role=picker] > summary").click()  # unfold the picker (issue 19)
     page.locator("label.pick", has_text="o200k_base").click()
     expect(page.locator("article.column")).to_have_count(3)
     page.locator("textarea[name=text]").fill(TEXT)
@@ -96,6 +97,7 @@ def test_url_state_and_back(page, registry):
     expect_count(column(page, "gpt2"), len(engine_ids(registry, "gpt2", "second text")))
     expect(page).to_have_url(re.compile(r"text=second%20text"))
     assert page.evaluate("history.length") == history_before
+    page.locator("[data-role=picker] > summary").click()  # unfold the picker (issue 19)
     page.locator("label.pick", has_text="mistral_v1").click()
     expect(page.locator("article.column")).to_have_count(3)
     expect(page).to_have_url(re.compile(r"tokenizers=mistral_v1"))
@@ -109,6 +111,7 @@ def test_url_state_and_back(page, registry):
 
 def test_fewer_than_two_tokenizers_says_so(page):
     open_compare(page, ["gpt2", "cl100k_base"], "x")
+    page.locator("[data-role=picker] > summary").click()  # unfold the picker (issue 19)
     page.locator("label.pick", has_text="cl100k_base").click()
     expect(page.locator("[data-role=message]")).to_contain_text("choose 2 to")
     expect(page.locator("article.column")).to_have_count(0)

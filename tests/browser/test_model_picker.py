@@ -133,6 +133,7 @@ def test_compare_takes_model_names_and_its_search_adds_a_tokenizer(page, registr
     expect(page.locator("label.pick[data-tokenizer='cl100k_base'] input")).to_be_checked()
     expect(page.locator("label.pick[data-tokenizer='o200k_base'] [data-role=used-by]")).to_contain_text("o1")
 
+    page.locator("[data-role=picker] > summary").click()  # unfold the picker (issue 19)
     box = page.locator("#pick-search")
     box.fill("gpt-4o-mini")
     picks = page.locator("label.pick:visible")

@@ -63,6 +63,7 @@ def test_the_comparison_search_adds_a_tokenizer_the_page_does_not_list(crowded_p
     page.goto("/compare?tokenizers=gpt2&tokenizers=cl100k_base&text=hello")
     listed = set(page.locator("label.pick").evaluate_all("ls => ls.map(l => l.dataset.tokenizer)"))
     name = next(f"m{i:04d}" for i in range(RECENT_SHOWN + 5) if f"m{i:04d}" not in listed)
+    page.locator("[data-role=picker] > summary").click()  # unfold the picker (issue 19)
     box = page.locator("#pick-search")
     box.press_sequentially(name, delay=20)
     expect(page.locator("[data-pick-search] [data-role=picker-note]")).to_contain_text("press Enter")

@@ -159,6 +159,7 @@ def test_enter_in_a_field_makes_no_link(page):
 
 def test_a_refused_share_says_why(page):
     open_compare(page, ["gpt2", "cl100k_base"], "x" * 100)
+    page.locator("[data-role=picker] > summary").click()  # unfold the picker (issue 19)
     page.locator("label.pick", has_text="cl100k_base").click()  # one tokenizer left
     expect(page.locator("#compare-result [data-role=message]")).to_be_visible()
     bar(page).get_by_role("button", name="Share").click()

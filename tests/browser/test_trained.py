@@ -43,6 +43,7 @@ def test_trained_tokenizer_is_listed_and_works(page, registry, trained):
     assert drawn_ids(page.locator("#result")) == expected
 
     page.goto("/compare")
+    page.locator("[data-role=picker] > summary").click()  # unfold the picker (issue 19)
     page.locator("label.pick", has_text=trained).click()
     column = page.locator(f"article.column[data-tokenizer='{trained}']")
     expect(column).to_have_count(1)

@@ -1,5 +1,11 @@
 """The comparison at `/compare`: one text, several tokenizers side by side (see common.py
-for how page state, addresses and fragments work)."""
+for how page state, addresses and fragments work).
+
+The picker folds into a one-line summary (a `<details>`) once tokenizers are chosen, so the
+text box and the first results fit one screen. More than `max_compare` tokenizers are never
+an error wall: the page compares the first ones and names those left out (compare.js stops a
+click past the limit before it is sent). In chat mode a tokenizer without a chat format
+(app/chat/render.py) keeps its column, saying so, and the others are compared as usual."""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from dataclasses import dataclass, field
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 
+from app.chat.render import DEFAULT_FORMAT
 from app.errors import TokenprismError
 from app.settings import Settings
 from app.tokenizers import models
@@ -34,6 +41,7 @@ class CompareState(PageInput):
     tokenizers: list[str] = field(default_factory=list)
     mode: str = "text"  # or "chat": one conversation, each tokenizer in its own chat format
     cuts: bool = False  # mark the cuts that not every tokenizer makes
+    dropped: list[str] = field(default_factory=list)  # asked past max_compare: left out, and said so
 
     @classmethod
     def from_params(cls, params: Mapping, registry: Registry, from_form: bool = False) -> CompareState:
@@ -45,6 +53,13 @@ class CompareState(PageInput):
         state = cls(tokenizers=chosen, mode=mode, cuts=form_flag(params, "cuts"))
         state.read_input(params, text_mode="text")
         return state
+
+    def keep_at_most(self, registry: Registry, most: int) -> None:
+        """Keep the names of the first `most` distinct tokenizers; the rest go to `dropped`."""
+        key = {asked: canonical(registry, asked) or asked for asked in self.tokenizers}
+        kept = set(list(dict.fromkeys(key.values()))[:most])
+        self.dropped += [asked for asked in self.tokenizers if key[asked] not in kept]
+        self.tokenizers = [asked for asked in self.tokenizers if key[asked] in kept]
 
     def query(self, with_input: bool = True) -> list[tuple[str, str]]:
         return ([("tokenizers", name) for name in self.tokenizers] + self.input_pairs(with_input) + self.option_pairs()
@@ -59,6 +74,7 @@ class Column:
     asked_as: str = ""  # the model name this column was asked for (gpt-4o), if not its tokenizer name
     result: object = None  # engine_calls.Tokenized
     error: TokenprismError | None = None
+    no_chat: bool = False  # chat mode, and this tokenizer has no chat format
     view: object = None  # TokenView
     delta: int = 0
     bar: float = 0.0  # percent of the largest count
@@ -74,8 +90,11 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
     names: list[str] = []
     results: list = []
     chat = state.mode == "chat"
+    state.keep_at_most(registry, settings.max_compare)
+    named = False  # the tokenizers passed their check: the picker can stay folded
     try:
         names = engine_calls.check_tokenizer_names(state.tokenizers, registry, settings, minimum=2)
+        named = True
         if chat and state.problem is not None:
             raise state.problem
         messages = engine_calls.check_messages(state.messages, settings) if chat else []
@@ -83,9 +102,11 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
     except TokenprismError as caught:
         error, status, names = caught, caught.status, []
     budget = max(500, settings.render_tokens // max(1, len(names)))
-    for name in names:  # one tokenizer failing (a damaged file, no chat format) shows its error in its column
+    for name in names:  # one tokenizer failing (a damaged file) shows its error in its column
         try:
-            if chat:
+            if chat and name not in DEFAULT_FORMAT:
+                results.append(None)
+            elif chat:
                 rendered = engine_calls.render_chat(registry, settings, name, messages, None)
                 results.append(chat_result(rendered, messages, budget + HEAD_SLACK))
             else:
@@ -93,13 +114,15 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         except TokenprismError as caught:
             results.append(caught)
     list_limit = settings.max_response_tokens // max(1, len(names))
-    cuts = differing_cuts([item.tokens[:budget] for item in results if not isinstance(item, TokenprismError)],
+    cuts = differing_cuts([item.tokens[:budget] for item in results if isinstance(item, engine_calls.Tokenized)],
                           ) if state.cuts and not chat else frozenset()
     for name, item in zip(names, results, strict=False):
         entry = entries.get(name)
         column = Column(name=name, kind=entry.kind if entry else "", vocab_size=entry.vocab_size if entry else 0)
         if isinstance(item, TokenprismError):
             column.error = item
+        elif item is None:
+            column.no_chat = True
         else:
             column.result = item
             column.note = None if chat else note_for(state.text, item.tokenizer, getattr(entry, "version", None))
@@ -107,6 +130,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
                            build_view(item.text, item.tokens, "text", state.ws, budget, item.ids, list_limit,
                                       lines=state.lines, cuts=cuts))
         columns.append(column)
+    columns.sort(key=lambda c: c.no_chat)  # in chat mode, the columns that can show a prompt come first
     counted = [c for c in columns if c.result is not None]
     if counted:
         best = min(c.result.count for c in counted)
@@ -123,13 +147,18 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
     for column in columns:
         column.asked_as = asked_as.get(column.name, "")
     url, fits = page_url("/compare", state)
-    checked = {canonical(registry, asked) for asked in state.tokenizers} - {None}
+    chosen = [name for name in dict.fromkeys(canonical(registry, asked) for asked in state.tokenizers) if name]
+    checked = set(chosen)
     groups = tokenizer_groups(registry, checked)
     context = {
         **base_context(request, settings, "compare"),
         "state": state,
         "groups": groups,
         "checked": checked,
+        "chosen": chosen,
+        "chat_formats": DEFAULT_FORMAT,
+        "no_chat": [c.name for c in columns if c.no_chat],
+        "picker_open": not named or bool(state.dropped),  # nothing to compare yet, or too many asked
         "models_of": {e.name: models.models_for(e.name) for _, group in groups for e in group},
         "directory": [] if is_htmx(request) else name_directory(registry, checked),
         "columns": columns,
@@ -139,7 +168,8 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "chat_rows": message_rows(state.messages, None) if chat else [],
         "chat_counts": {c.name: c.result.rendered.message_counts() for c in counted} if chat else {},
         "chat_reply": {c.name: reply_tokens(c.result.rendered) for c in counted} if chat else {},
-        "chat_roles": list(dict.fromkeys(role for name in names or [None] for role in roles_for(name))),
+        "chat_roles": list(dict.fromkeys(role for name in [n for n in names if n in DEFAULT_FORMAT] or [None]
+                                         for role in roles_for(name))),
         "editor_oob": is_htmx(request) and chat and request.headers.get("HX-Trigger-Name") not in TYPING_FIELDS,
         "editor_focus": state.op == "add",
     }
