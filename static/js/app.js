@@ -6,7 +6,7 @@
 //   covering the same characters light up in every other tokenizer
 // - arrow keys, Home and End move the focus through the tokens (one tab stop per list)
 // - sample buttons fill the text box before the form is submitted
-// - "Copy" copies the ids; an error the server answers as JSON is shown inline
+// - "Copy" copies the ids (requests in flight, the stale mark and errors: live.js)
 // - "Find by model": a search box over the <datalist> of model and tokenizer names. On the
 //   playground a name sets the tokenizer <select> (which then posts as usual); on the
 //   comparison page it filters the tokenizers, and Enter adds the match. Pages list the
@@ -475,42 +475,4 @@
     var input = select.form.querySelector("[data-model-search] input");
     if (input) { input.value = ""; delete input.dataset.applied; say(select.form.querySelector("[data-model-search] [data-role=picker-note]"), ""); }
   }, true);
-
-  // A result being replaced is marked busy (aria-busy, dimmed) from the request until its answer
-  // lands, so a count that is already stale never looks current. hx-sync drops superseded
-  // answers; only the newest request of a target clears the mark.
-  var latest = new WeakMap();
-  document.addEventListener("htmx:beforeRequest", function (event) {
-    var target = event.detail.target;
-    if (!target) return;
-    latest.set(target, event.detail.xhr);
-    target.setAttribute("aria-busy", "true");
-  });
-  document.addEventListener("htmx:afterRequest", function (event) {
-    var target = event.detail.target;
-    if (target && latest.get(target) === event.detail.xhr) target.removeAttribute("aria-busy");
-  });
-
-  function inlineMessage(text) {
-    var p = document.createElement("div");
-    p.className = "message error";
-    p.setAttribute("role", "alert");
-    p.setAttribute("data-role", "message");
-    p.textContent = text;
-    return p;
-  }
-
-  // The body-size guard in front of the app answers in JSON; show its message in place.
-  document.addEventListener("htmx:beforeSwap", function (event) {
-    var xhr = event.detail.xhr;
-    if ((xhr.getResponseHeader("Content-Type") || "").indexOf("application/json") === 0) {
-      var message = "The request failed (" + xhr.status + ").";
-      try { message = JSON.parse(xhr.responseText).error.message; } catch (e) { /* keep the generic one */ }
-      event.detail.shouldSwap = false;
-      event.detail.target.replaceChildren(inlineMessage(message));
-    }
-  });
-  document.addEventListener("htmx:sendError", function (event) {
-    event.detail.target.replaceChildren(inlineMessage("The server did not answer. Is it still running?"));
-  });
 })();

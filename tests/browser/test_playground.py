@@ -384,7 +384,7 @@ def test_hostile_text_stays_inert(page, registry, how):
     page.wait_for_timeout(200)
     assert page.dialogs == []
     sources = page.locator("script").evaluate_all("els => els.map(e => e.src ? new URL(e.src).pathname : 'inline')")
-    assert sources == [f"/static/{htmx_path()}", "/static/js/app.js", "/static/js/share.js"]  # nothing else
+    assert sources == [f"/static/{htmx_path()}", "/static/js/app.js", "/static/js/live.js", "/static/js/share.js"]  # nothing else
 
 
 def test_security_headers_and_no_csp_violations(page):
