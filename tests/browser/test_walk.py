@@ -5,6 +5,8 @@ phone layout shows the text box and the API docs link."""
 
 from __future__ import annotations
 
+from urllib.parse import quote, urlencode
+
 import pytest
 from playwright.sync_api import expect
 
@@ -50,3 +52,96 @@ def test_a_fresh_visit_does_not_bring_back_an_old_text(page):
     page.goto("/?tokenizer=cl100k_base")  # a link, not a reload: the page's own default text
     expect(page.locator("[data-role=url-note]")).to_have_count(0)
     assert page.locator("textarea[name=text]").input_value() != LONG
+
+
+def open_chat(page, *contents: str) -> None:
+    pairs = [("tokenizer", "cl100k_base"), ("mode", "chat")]
+    for content in contents:
+        pairs += [("role", "user"), ("content", content)]
+    page.goto("/?" + urlencode(pairs, quote_via=quote))
+
+
+def expect_contents(page, values: list[str]) -> None:
+    """The editor holds these messages (after its swap)."""
+    fields = page.locator("[data-role=chat-editor] [data-role=content]")
+    expect(fields).to_have_count(len(values))
+    for i, value in enumerate(values):
+        expect(fields.nth(i)).to_have_value(value)
+
+
+def test_the_chat_editor_keeps_the_focus_on_the_control_that_moved(page):
+    open_chat(page, "one", "two", "three", "four")
+    page.get_by_role("button", name="Move message 3 up").focus()
+    page.keyboard.press("Enter")
+    expect_contents(page, ["one", "three", "two", "four"])
+    expect(page.get_by_role("button", name="Move message 2 up")).to_be_focused()  # "three", one place up
+    page.keyboard.press("Enter")
+    expect_contents(page, ["three", "one", "two", "four"])
+    expect(page.get_by_role("button", name="Move message 1 down")).to_be_focused()  # first: its Up is disabled
+    page.keyboard.press("Enter")  # down again
+    expect_contents(page, ["one", "three", "two", "four"])
+    expect(page.get_by_role("button", name="Move message 2 down")).to_be_focused()
+
+    page.get_by_role("button", name="Remove message 2").focus()
+    page.keyboard.press("Enter")
+    expect_contents(page, ["one", "two", "four"])
+    expect(page.get_by_role("button", name="Remove message 2")).to_be_focused()  # the next message's Remove
+    page.get_by_role("button", name="Remove message 3").focus()
+    page.keyboard.press("Enter")
+    expect_contents(page, ["one", "two"])
+    expect(page.get_by_role("button", name="Remove message 2")).to_be_focused()  # the last went: the one before
+    page.keyboard.press("Enter")
+    expect_contents(page, ["one"])
+    expect(page.locator("#content-0")).to_be_focused()  # one message left: its Remove is disabled, its text takes it
+
+
+def test_the_replay_slider_speaks_its_value(page):
+    page.goto("/train/replay?tokenizer=tokenprism_4k&k=10&text=hello%20world")
+    slider = page.locator("#k")
+    total = int(slider.get_attribute("max"))
+    expect(slider).to_have_attribute("aria-valuetext", f"10 of {total:,} merges")
+    slider.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    expect(slider).to_have_value("13")
+    expect(slider).to_have_attribute("aria-valuetext", f"13 of {total:,} merges")
+    page.keyboard.press("End")
+    expect(slider).to_have_attribute("aria-valuetext", f"{total:,} of {total:,} merges")
+    expect(page.locator("#k-value")).to_have_text(f"{total:,}")
+
+
+NEXT_LINE = """(tok) => {
+    const list = [...tok.closest('[data-tokens]').querySelectorAll('.tok')];
+    const box = tok.getBoundingClientRect();
+    const after = list.slice(list.indexOf(tok) + 1).map(t => t.getBoundingClientRect()).filter(r => r.top >= box.bottom - 2);
+    if (!after.length) return [];
+    const top = after[0].top;
+    return after.filter(r => r.top <= top + 4).map(r => ({x: r.left, y: r.top, width: r.width, height: r.height}));
+}"""
+
+
+def overlaps(a, b) -> bool:
+    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}], ids=["desktop", "phone"])
+def test_the_detail_card_covers_neither_its_token_nor_the_next_line(make_page, viewport):
+    page = make_page(viewport=viewport)
+    open_playground(page, "cl100k_base", "Tokenizers cut text into pieces; every piece costs. " * 60)
+    tokens = page.locator("[data-tokens] .tok")
+    page.locator("[data-tokens]").scroll_into_view_if_needed()
+    detail = page.locator("[data-role=detail]")
+    for n in (3, 40, 120):
+        token = tokens.nth(n)
+        token.scroll_into_view_if_needed()
+        token.hover()
+        expect(detail).to_contain_text("id ")
+        card = detail.bounding_box()
+        assert not overlaps(card, token.bounding_box()), (n, card)
+        next_line = token.evaluate(NEXT_LINE)
+        assert next_line and not any(overlaps(card, r) for r in next_line), (n, card, next_line[:2])
+        assert 0 <= card["y"] and card["y"] + card["height"] <= viewport["height"], card
+        # its place in the page shows the hint, not an empty gap
+        expect(page.locator(".detail-spacer")).to_contain_text("Hover, tap or focus a token")
+    page.mouse.move(1, 1)
+    expect(page.locator(".detail-spacer")).to_have_count(0)

@@ -4,7 +4,8 @@ Messages travel as three parallel fields, `role`, `name` and `content`, repeated
 message in order: in the form (one editor card each) and in the page address. `name` is
 left out of the address when no message has one. The editor's buttons are submit buttons
 named `op` (`add`, `remove:2`, `up:2`, `down:2`), so adding, removing and reordering work
-the same with htmx and with a plain form post (which redirects to the new address).
+the same with htmx and with a plain form post (which redirects to the new address). With
+htmx the editor is swapped whole; `focus_after` names the control that gets the focus back.
 
 A rendered prompt (app/chat/render.py) is drawn by the one token partial: its segments are
 wrapped per part in `<span class="chat-part" data-message="i">` (framing parts add
@@ -84,6 +85,25 @@ def apply_op(messages: list[ChatMessage], op: str) -> list[ChatMessage]:
     elif action == "down" and i + 1 < len(messages):
         messages[i], messages[i + 1] = messages[i + 1], messages[i]
     return messages
+
+
+def focus_after(op: str, count: int) -> tuple[int, str] | None:
+    """Where the focus goes after the editor's button `op` (the chat now has `count` messages):
+    the message that moved keeps it, on the same button unless that one is now disabled; after
+    Remove, the next message's Remove (or the text of the one left); after Add, the new text."""
+    if op == "add":
+        return count - 1, "content"
+    action, _, where = op.partition(":")
+    if not where.isdigit():
+        return None
+    i = int(where)
+    if action == "up" and 0 < i < count:
+        return i - 1, "move-up" if i - 1 > 0 else "move-down"
+    if action == "down" and 0 <= i < count - 1:
+        return i + 1, "move-down" if i + 1 < count - 1 else "move-up"
+    if action == "remove" and i <= count:
+        return min(i, count - 1), "remove" if count > 1 else "content"
+    return None
 
 
 def chat_query(messages: list[ChatMessage]) -> list[tuple[str, str]]:

@@ -16,7 +16,9 @@ from app.tokenizers.registry import Registry
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
-from app.web.pages.chat_form import PageInput, chat_result, chat_view, message_rows, reply_tokens, roles_for
+from app.web.pages.chat_form import (
+    PageInput, chat_result, chat_view, focus_after, message_rows, reply_tokens, roles_for,
+)
 from app.web.pages.common import (
     HEAD_SLACK, TYPING_FIELDS, base_context, canonical, form_flag, is_htmx, name_directory, page_url, read_form,
     respond, tokenizer_groups,
@@ -141,7 +143,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "chat_reply": {c.name: reply_tokens(c.result.rendered) for c in counted} if chat else {},
         "chat_roles": list(dict.fromkeys(role for name in names or [None] for role in roles_for(name))),
         "editor_oob": is_htmx(request) and chat and request.headers.get("HX-Trigger-Name") not in TYPING_FIELDS,
-        "editor_focus": state.op == "add",
+        "editor_focus": focus_after(state.op, len(state.messages)),
     }
     return respond(request, "compare.html", "_compare_fragment.html", context, status, url, fits)
 
