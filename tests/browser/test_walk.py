@@ -10,7 +10,7 @@ from urllib.parse import quote, urlencode
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import SEGMENTS, engine_ids, expect_count, open_playground, paste
+from tests.browser.helpers import drawn_ids, engine_ids, expect_count, open_playground, paste
 
 pytestmark = pytest.mark.browser
 
@@ -145,3 +145,17 @@ def test_the_detail_card_covers_neither_its_token_nor_the_next_line(make_page, v
         expect(page.locator(".detail-spacer")).to_contain_text("Hover, tap or focus a token")
     page.mouse.move(1, 1)
     expect(page.locator(".detail-spacer")).to_have_count(0)
+
+
+def test_a_long_text_draws_at_most_the_limit_and_says_so(page, registry, settings):
+    text = "안녕하세요 🦊 " * 2000  # gpt2 splits these characters over tokens: a cut at the limit falls inside one
+    ids = engine_ids(registry, "gpt2", text)
+    open_playground(page, "gpt2", "")
+    paste(page, text)
+    expect_count(page, len(ids))
+    note = page.locator("[data-role=truncated]")
+    expect(note).to_contain_text(f"of {len(ids):,} tokens")
+    drawn = drawn_ids(page.locator("#result"))
+    assert settings.render_tokens - 4 <= len(drawn) <= settings.render_tokens
+    assert drawn == ids[: len(drawn)]
+    expect(note).to_contain_text(f"Drawing the first {len(drawn):,} of")
