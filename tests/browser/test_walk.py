@@ -159,3 +159,29 @@ def test_a_long_text_draws_at_most_the_limit_and_says_so(page, registry, setting
     assert settings.render_tokens - 4 <= len(drawn) <= settings.render_tokens
     assert drawn == ids[: len(drawn)]
     expect(note).to_contain_text(f"Drawing the first {len(drawn):,} of")
+
+
+def test_errors_speak_the_page_s_words(page, tmp_path):
+    # the chat editor numbers its messages from 1 and calls "name" a field
+    pairs = [("tokenizer", "mistral_v1"), ("mode", "chat"), ("role", "user"), ("name", ""), ("content", "hi"),
+             ("role", "assistant"), ("name", "bot"), ("content", "hello")]
+    page.goto("/?" + urlencode(pairs, quote_via=quote))
+    message = page.locator("#result [data-role=message]")
+    expect(message).to_contain_text("Message 2 has a name")
+    expect(message).to_contain_text("clear its name field")
+    expect(message).not_to_contain_text("message 1")
+    # the vocabulary page calls its box "the search" and its menu "Match"
+    page.goto("/tokenizers/gpt2?" + urlencode({"q": "abc", "mode": "id"}))
+    error = page.get_by_role("alert")
+    expect(error).to_contain_text("The search 'abc' is not a token id")
+    expect(error).to_contain_text("Match \u201cid or range\u201d")
+    expect(error).not_to_contain_text("mode=id")
+    # a JSON file that is not a tokenizer is named as such
+    config = tmp_path / "config.json"
+    config.write_text('{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096}')
+    page.goto("/tokenizers")
+    page.set_input_files("#file", str(config))
+    page.fill("#name", "page-config")
+    page.click("[data-role=add-form] button[type=submit]")
+    expect(page.locator("[data-role=error]")).to_contain_text('not a Hugging Face tokenizer.json (it has no "model")')
+    expect(page.locator("[data-role=error]")).not_to_contain_text("column")

@@ -15,6 +15,8 @@ priming. Left out: tools, images, per-message formats.
 
 from __future__ import annotations
 
+import copy
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -22,6 +24,7 @@ from app.chat.render import FORMATS, DEFAULT_FORMAT, Rendered
 from app.errors import TextTooLarge, TokenprismError
 from app.chat.messages import ChatMessage
 from app.tokenizers.tokens import text_stats
+from app.web import engine_calls
 from app.web.engine_calls import Tokenized
 from app.web.pages.common import form_flag, page_text
 from app.web.pages.samples import BY_KEY, DEFAULT_TEXT
@@ -104,6 +107,26 @@ def focus_after(op: str, count: int) -> tuple[int, str] | None:
     if action == "remove" and i <= count:
         return min(i, count - 1), "remove" if count > 1 else "content"
     return None
+
+
+def in_page_words(error: TokenprismError) -> TokenprismError:
+    """`error` as the editor says it: app/chat names a message by its index in the API's
+    "messages" ("message 0"); the editor's cards are Message 1, 2, ... and "name" is a field."""
+    message = re.sub(r"\bmessage (\d+)\b", lambda m: f"Message {int(m[1]) + 1}", error.message)
+    message = message.replace('leave "name" out', "clear its name field")
+    if message == error.message:
+        return error
+    worded = copy.copy(error)
+    worded.message, worded.args = message, (message,)
+    return worded
+
+
+def render_page_chat(registry, settings, name: str, messages: list[ChatMessage]) -> Rendered:
+    """`engine_calls.render_chat` in the tokenizer's own format, its errors in the editor's words."""
+    try:
+        return engine_calls.render_chat(registry, settings, name, messages, None)
+    except TokenprismError as error:
+        raise in_page_words(error) from error
 
 
 def chat_query(messages: list[ChatMessage]) -> list[tuple[str, str]]:

@@ -17,7 +17,7 @@ from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
 from app.web.pages.chat_form import (
-    PageInput, chat_result, chat_view, focus_after, message_rows, reply_tokens, roles_for,
+    PageInput, chat_result, chat_view, focus_after, message_rows, render_page_chat, reply_tokens, roles_for,
 )
 from app.web.pages.common import (
     HEAD_SLACK, TYPING_FIELDS, base_context, canonical, form_flag, is_htmx, name_directory, page_url, read_form,
@@ -88,7 +88,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
     for name in names:  # one tokenizer failing (a damaged file, no chat format) shows its error in its column
         try:
             if chat:
-                rendered = engine_calls.render_chat(registry, settings, name, messages, None)
+                rendered = render_page_chat(registry, settings, name, messages)
                 results.append(chat_result(rendered, messages, budget + HEAD_SLACK))
             else:
                 results.append(engine_calls.tokenize_head(registry, settings, name, text, state.special, budget + HEAD_SLACK))
