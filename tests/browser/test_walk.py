@@ -185,3 +185,35 @@ def test_errors_speak_the_page_s_words(page, tmp_path):
     page.click("[data-role=add-form] button[type=submit]")
     expect(page.locator("[data-role=error]")).to_contain_text('not a Hugging Face tokenizer.json (it has no "model")')
     expect(page.locator("[data-role=error]")).not_to_contain_text("column")
+
+
+CORPUS = "The quick brown fox jumps over the lazy dog. Pack my box with five dozen liquor jugs.\n" * 40
+
+
+def test_the_training_preview_counts_files_and_the_job_page_has_one_time(page, tmp_path):
+    from app.bpe.model import PATTERNS
+    from app.bpe.train import count_chunks
+
+    files = [tmp_path / "a.txt", tmp_path / "b.txt"]
+    for i, path in enumerate(files):
+        path.write_text(CORPUS * (i + 1))
+    page.goto("/train")
+    page.fill("#train-name", "walk-files")
+    page.fill("#train-vocab", "300")
+    page.set_input_files("#train-files", [str(p) for p in files])
+    documents = [CORPUS, CORPUS * 2]
+    chunks = count_chunks(documents, PATTERNS["gpt4"])
+    expect(page.locator("[data-role=preview-files]")).to_have_text("2")
+    expect(page.locator("[data-role=preview-chars]")).to_have_text(f"{sum(map(len, documents)):,}")
+    expect(page.locator("[data-role=preview-chunks]")).to_have_text(f"{sum(chunks.values()):,}")
+    page.fill("#train-text", "and a pasted line")
+    expect(page.locator("[data-role=preview-chars]")).to_have_text(f"{sum(map(len, documents)) + 17:,}")
+    expect(page.locator("[data-role=preview-files]")).to_have_text("2")
+
+    try:
+        page.click("[data-role=start]")
+        expect(page.locator("[data-role=job-status]")).to_have_text("done", timeout=60_000)
+        expect(page.locator("[data-role=summary]")).to_be_visible()
+        assert page.locator("[data-role=job-time]").inner_text().split()[0] == page.locator("[data-role=progress-time]").inner_text()
+    finally:
+        page.request.delete("/api/tokenizers/walk-files")
