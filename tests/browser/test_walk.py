@@ -217,3 +217,12 @@ def test_the_training_preview_counts_files_and_the_job_page_has_one_time(page, t
         assert page.locator("[data-role=job-time]").inner_text().split()[0] == page.locator("[data-role=progress-time]").inner_text()
     finally:
         page.request.delete("/api/tokenizers/walk-files")
+
+
+def test_a_token_not_under_trained_says_what_the_list_is(page):
+    from app.inspect import undertrained
+
+    page.goto("/tokenizers/gpt2/tokens/43453")  # SolidGoldMagikarp: famous, but not on gpt2's list
+    why = page.locator("[data-role=under-trained-why]")
+    expect(why).to_contain_text(f"holds the {len(undertrained.listings()['gpt2'])} tokens of gpt2")
+    expect(why).to_contain_text("rarely or never saw in training")

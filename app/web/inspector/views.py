@@ -147,5 +147,6 @@ def token_context(registry: Registry, found: Inspected, facts: dict, tree: Node,
         "same_in_url": token_url(name, token_id) + "?with=same-in",
         "listing": facts["under_trained_source"], "under_trained_model": facts["under_trained_model"],
         "under_trained_lists": sorted(undertrained.listings()),
+        "under_trained_count": len(undertrained.listings().get(name, {})),
         "builtin": registry.is_builtin(name),
     }
