@@ -5,6 +5,7 @@ phone layout shows the text box and the API docs link."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote, urlencode
 
 import pytest
@@ -226,3 +227,15 @@ def test_a_token_not_under_trained_says_what_the_list_is(page):
     why = page.locator("[data-role=under-trained-why]")
     expect(why).to_contain_text(f"holds the {len(undertrained.listings()['gpt2'])} tokens of gpt2")
     expect(why).to_contain_text("rarely or never saw in training")
+
+
+def test_on_a_phone_the_text_box_is_in_the_first_screen_and_the_nav_reaches_the_api_docs(make_page):
+    page = make_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto("/")
+    box = page.locator("textarea[name=text]").bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 844, box
+    docs = page.get_by_role("navigation", name="Main").get_by_role("link", name="API docs")
+    expect(docs).to_be_visible()
+    assert docs.bounding_box()["x"] + docs.bounding_box()["width"] <= 390
+    docs.tap()
+    expect(page).to_have_url(re.compile(r"/docs$"))
