@@ -63,6 +63,8 @@ def test_each_kind_is_detected_checked_stored_and_exact(store, kind):
 @pytest.mark.parametrize("data, options, message", [
     (os.urandom(3000).replace(b"{", b"x").lstrip(b"\n\t\r \x0b\x0c").replace(b"\n", b"x"), {}, "cannot tell what kind"),
     (b'{"model": 3}', {"kind": "huggingface"}, "not a usable huggingface"),
+    (b'{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096}', {}, 'not a Hugging Face tokenizer.json \\(it has no "model"\\)'),
+    (b'[1, 2, 3]', {"kind": "huggingface"}, "a JSON array, but not a Hugging Face tokenizer.json"),
     (cl100k_file()[:1000], {"pattern": "gpt4"}, "is not 'base64 rank'"),
     ((TOKENIZER_DIR / "mistral-7b-v0.1.model").read_bytes()[:200_000], {}, "not a usable sentencepiece"),
     ((TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes()[:5000], {}, "refused"),

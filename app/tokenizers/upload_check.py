@@ -3,7 +3,8 @@
 Reads one JSON request on stdin ({path, kind, name, description, pattern, special_tokens,
 memory, cpu, max_vocab}), limits its own address space and CPU time before touching the
 file, and answers user regexes itself (app/sandbox `run_inline`: it is a sandbox already).
-For a Hugging Face file it first counts the vocabulary from the JSON and checks every
+For a Hugging Face file it first refuses JSON that is not a tokenizer.json (no "model": a
+config.json, say) by that name, counts the vocabulary from the JSON and checks every
 regex the file brings (normalizer and decoder `Replace`, pre-tokenizer `Split`, through
 `Sequence`s): a shape known to backtrack, or a probe on adversarial text through the
 library's own engine (app/sandbox/backtrack.py), refuses it. Then it builds the
@@ -72,8 +73,10 @@ def check_huggingface(data: bytes, max_vocab: int) -> None:
         config = json.loads(data)
     except (ValueError, RecursionError):
         return  # the library's own error names the problem (see huggingface_backend._load)
-    if not isinstance(config, dict):
-        return
+    if not isinstance(config, dict) or "model" not in config:  # JSON, but some other file (a config.json...)
+        what = {dict: "object", list: "array", str: "string"}.get(type(config), "value")
+        raise InvalidInput(f"it is a JSON {what}, but not a Hugging Face tokenizer.json (it has no \"model\"); "
+                           "upload the model's tokenizer.json, the file whose \"model\" holds the vocabulary and merges")
     model = config.get("model") if isinstance(config.get("model"), dict) else {}
     vocab, added = model.get("vocab"), config.get("added_tokens")
     entries = (len(vocab) if isinstance(vocab, (dict, list)) else 0) + (len(added) if isinstance(added, list) else 0)

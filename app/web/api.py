@@ -7,8 +7,9 @@ decode) are built and serialised in a worker thread, so a request with hundreds 
 thousands of tokens does not hold the event loop while its JSON is written.
 
 Decisions (also in the OpenAPI descriptions):
-- /api/count and /api/compare without "tokenizers" use every built-in tokenizer (at most
-  `max_compare`); user-trained ones are counted only when named. /api/count with
+- /api/count (texts) and /api/compare without "tokenizers" use the first `max_compare`
+  built-ins (`default_names`, listed by /api/limits), not every built-in: one request takes
+  at most `max_compare` tokenizers. Others, and user-trained ones, are used only when named. /api/count with
   "messages" and no "tokenizers" uses the tokenizers chat counting is defined for.
 - Counts are keyed by canonical name: "r50k_base" is answered as "gpt2".
 - Every field that takes a tokenizer name takes a model name too (GET /api/models lists them):
@@ -56,6 +57,7 @@ def errors(*statuses: int) -> dict:
 
 
 def default_names(registry, settings) -> list[str]:
+    """The tokenizers of /api/count and /api/compare when a request names none (schemas.DEFAULT_TOKENIZERS_DOC)."""
     return [entry.name for entry in registry.entries() if not entry.user][: settings.max_compare]
 
 
@@ -81,12 +83,13 @@ OPENAI_CHAT_DEFAULT = ("cl100k_base", "o200k_base")  # /api/count's tokenizers f
 
 @api.get("/limits", tags=["meta"], response_model=schemas.LimitsResponse, summary="The limits this server enforces")
 async def limits(request: Request):
-    settings = services(request).settings
+    settings, registry = services(request).settings, services(request).registry
     return {
         "max_text_chars": settings.max_text_chars,
         "max_body_bytes": settings.max_body_bytes,
         "max_ids": settings.max_ids,
         "max_compare": settings.max_compare,
+        "default_tokenizers": default_names(registry, settings),
         "max_response_tokens": settings.max_response_tokens,
         "max_texts": schemas.MAX_TEXTS,
         "max_messages": schemas.MAX_MESSAGES,

@@ -23,6 +23,14 @@ MAX_TEXTS = 10_000
 MAX_MESSAGES = 10_000
 MAX_NAME_CHARS = 100
 MAX_NAMES = 100  # names in one list; the real bound is `max_compare` after duplicates are dropped
+# The one default of /api/count (texts) and /api/compare; `default_names` in api.py applies it.
+DEFAULT_TOKENIZERS_DOC = (
+    "Omitted: the first `max_compare` built-in tokenizers in the order GET /api/tokenizers lists them, "
+    "listed as `default_tokenizers` by GET /api/limits; with the default limit of 6 these are gpt2, cl100k_base, "
+    "o200k_base, mistral_v1, tokenprism_4k and o200k_harmony. Not every built-in: one request takes at most "
+    "`max_compare` tokenizers, which bounds its time and memory. Name the others (mistral_v3, mistral_tekken, "
+    "qwen3_6, deepseek_v4, trained ones) to use them."
+)
 
 TokenizerName = Annotated[
     str,
@@ -107,8 +115,8 @@ class CountRequest(Request):
     )
     tokenizers: TokenizerNames | None = Field(
         None,
-        description="Which tokenizers to count with. Omitted: every built-in tokenizer for `text`/`texts`, "
-        "and cl100k_base and o200k_base for `messages`.",
+        description="Which tokenizers to count with. " + DEFAULT_TOKENIZERS_DOC
+        + " For `messages`, omitted means cl100k_base and o200k_base (OpenAI's chat encodings).",
     )
     allow_special: AllowSpecial = False
 
@@ -132,7 +140,7 @@ class CountRequest(Request):
 class CompareRequest(Request):
     text: str = Field(examples=["Tokenizers disagree about 안녕하세요 and 🦜."])
     tokenizers: TokenizerNames | None = Field(
-        None, description="Omitted: every built-in tokenizer (at most `max_compare` of them)."
+        None, description="Which tokenizers to compare. " + DEFAULT_TOKENIZERS_DOC
     )
     allow_special: AllowSpecial = False
 
@@ -229,6 +237,10 @@ class LimitsResponse(Response):
     max_body_bytes: int = Field(description="Largest request body; larger is a 413 before parsing.")
     max_ids: int = Field(description="Most ids in one /api/decode request.")
     max_compare: int = Field(description="Most tokenizers in one /api/count or /api/compare request.")
+    default_tokenizers: list[str] = Field(
+        description="The tokenizers /api/count (for texts) and /api/compare use when a request names none: "
+        "the first `max_compare` built-ins."
+    )
     max_response_tokens: int = Field(
         description="Most tokens one request lists (tokenize, compare: over all its tokenizers; decode). "
         "More is a 413 `too_many_tokens`; /api/count has no such limit."

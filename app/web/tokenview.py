@@ -161,6 +161,28 @@ def _title(toks: tuple[Token, ...]) -> str:
     )
 
 
+def segment_cut(tokens: list, budget: int) -> int:
+    """How many of `tokens` to draw: at most `budget`, cut where a segment ends (a character
+    split over tokens is drawn whole or not at all); past `budget` only when the first segment
+    alone is longer."""
+    if len(tokens) <= budget:
+        return len(tokens)
+    reach, reaches = 0, []  # reaches[k]: the furthest end of tokens[:k + 1]
+    for token in tokens[:budget]:
+        reach = max(reach, token.end)
+        reaches.append(reach)
+    cut = budget
+    while cut > 0 and tokens[cut].start < reaches[cut - 1]:
+        cut -= 1
+    if cut > 0:
+        return cut
+    extra = budget  # one segment longer than the budget: draw it whole
+    while extra < len(tokens) and tokens[extra].start < reach:
+        reach = max(reach, tokens[extra].end)
+        extra += 1
+    return extra
+
+
 def build_view(
     text: str,
     tokens: list[Token],
@@ -173,8 +195,7 @@ def build_view(
     lines: bool = False,
     cuts: frozenset[int] = frozenset(),
 ) -> TokenView:
-    """The segments of the first `budget` tokens (never cutting a segment while `tokens`, the
-    head of the text's tokens, reaches), ready to draw. `ids` are all the text's ids (default:
+    """The segments of the first `budget` tokens at most (`segment_cut`), ready to draw. `ids` are all the text's ids (default:
     the tokens'); those past the drawn ones are listed as plain ids, up to `list_limit` in all.
     `groups`, (character offset, attributes) in text order, wraps the segments from each offset
     on in a `<span attributes>` (a chat prompt's messages); a segment belongs to the group it starts in.
@@ -183,14 +204,7 @@ def build_view(
     segment starting there is marked as a cut that other tokenizers do not make."""
     ids = [t.id for t in tokens] if ids is None else ids
     view = view if view in VIEWS else "text"
-    shown = tokens[:budget]
-    if len(shown) < len(tokens):
-        reach = max((t.end for t in shown), default=0)
-        extra = len(shown)
-        while extra < len(tokens) and tokens[extra].start < reach:
-            reach = max(reach, tokens[extra].end)
-            extra += 1
-        shown = tokens[:extra]
+    shown = tokens[: segment_cut(tokens, budget)]
     drawn_end = max((t.end for t in shown), default=0)
     if lines and groups is None:
         groups = line_groups(text, [t.start for t in shown], drawn_end)

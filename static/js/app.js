@@ -12,6 +12,7 @@
 //   comparison page it filters the tokenizers, and Enter adds the match. Pages list the
 //   built-ins and the recent trained tokenizers only: a name they do not list is asked of
 //   GET /api/tokenizers?q=, whose answers join the datalist, the select or the picks
+// - a range slider with `data-valuetext` keeps its aria-valuetext in step with its value
 // - chat: pointing at a message (its editor card, its row of counts or any of its tokens), or
 //   editing it, lights up that message everywhere on the page
 (function () {
@@ -30,21 +31,38 @@
     dock(scope.querySelector("[data-role=detail]"));
   }
 
-  // The detail line floats as a card next to the active token (below it, or above when the
-  // window has no room), kept inside the window; a spacer holds its place in the page.
+  // The detail line floats as a card near the active token and never over it or the line
+  // after it: below that next line, or above the token's line when the window has no room
+  // below; always inside the window. Its place in the page keeps the card's height and shows
+  // the hint the card first held (aria-hidden), so no empty gap is left.
+  var hints = new WeakMap();  // detail line -> its first content, the hint
+  function nextLineBottom(tok, box) {  // the bottom of the line of tokens after the token's line
+    var list = tok.closest("[data-tokens]");
+    var all = list ? list.querySelectorAll(".tok") : [];
+    var i = Array.prototype.indexOf.call(all, tok), bottom = box.bottom, lineTop = null;
+    for (var j = i + 1; j > 0 && j < all.length && j < i + 500; j++) {
+      var r = all[j].getBoundingClientRect();
+      if (lineTop === null && r.top >= box.bottom - 2) lineTop = r.top;
+      else if (lineTop !== null && r.top > lineTop + 4) break;
+      bottom = Math.max(bottom, r.bottom);
+    }
+    return bottom;
+  }
   function float(line, tok) {
     if (!line.classList.contains("floating")) {
-      var spacer = document.createElement("div");
-      spacer.className = "detail-spacer";
-      spacer.style.height = line.offsetHeight + "px";
+      var spacer = document.createElement("p");
+      spacer.className = "detail detail-spacer";
+      spacer.setAttribute("aria-hidden", "true");
+      if (hints.has(line)) spacer.appendChild(hints.get(line).cloneNode(true));
+      spacer.style.height = line.offsetHeight + "px";  // as the card is, so docking it moves nothing
       line.before(spacer);
       line.classList.add("floating");
     }
     var box = tok.getBoundingClientRect(), gap = 8;
     var width = line.offsetWidth, height = line.offsetHeight;
-    var top = box.bottom + gap;
-    if (top + height > window.innerHeight - gap) top = Math.max(gap, box.top - height - gap);
     var left = Math.min(Math.max(gap, box.left), Math.max(gap, window.innerWidth - width - gap));
+    var top = nextLineBottom(tok, box) + gap;
+    if (top + height > window.innerHeight - gap) top = Math.max(gap, box.top - height - gap);
     line.style.top = top + "px";
     line.style.left = left + "px";
   }
@@ -105,6 +123,11 @@
   function showDetail(scope, tok, group) {
     var line = scope.querySelector("[data-role=detail]");
     if (!line) return;
+    if (!hints.has(line)) {
+      var hint = document.createDocumentFragment();
+      line.childNodes.forEach(function (node) { hint.appendChild(node.cloneNode(true)); });
+      hints.set(line, hint);
+    }
     line.replaceChildren();
     var ids = (tok.dataset.ids || tok.dataset.id).split(" ");
     var hex = (tok.dataset.hex || "").split(" ");
@@ -253,6 +276,14 @@
     var active = document.activeElement;
     var el = active && active.closest && active.closest(MESSAGE);
     if (el) litMessage(el, true);
+  });
+
+  // A slider's aria-valuetext follows its value: `data-valuetext` ("{value} of {max} merges").
+  document.addEventListener("input", function (event) {
+    var el = event.target;
+    if (!el.matches || !el.matches("input[type=range][data-valuetext]")) return;
+    var n = function (v) { return (+v).toLocaleString("en"); };
+    el.setAttribute("aria-valuetext", el.dataset.valuetext.replace("{value}", n(el.value)).replace("{max}", n(el.max)));
   });
 
   // Roving focus: one tab stop per token list, arrows move between its tokens.

@@ -10,6 +10,10 @@
 // - Any change to the form (typing, a toggle, an htmx request) forgets the link: it would
 //   not show the view any more. Enter in a field of the form (which "clicks" Share, the
 //   form's first submit button) makes no link.
+// - A text too long for the page address (the server drops it from the address and says so)
+//   is kept in this tab's sessionStorage, one per page path and field (`text`, `ids`), as it
+//   is typed; a reload or Back/Forward to an address without that field puts it back and
+//   sends it as if typed. A fresh visit (a link, a new tab) does not: Share makes a link.
 // Text goes in through textContent and .value only; no HTML is built.
 (function () {
   "use strict";
@@ -149,4 +153,37 @@
     p.copy.hidden = false;
     if (bar.dataset.link) show(bar, new URL(bar.dataset.link, location.href).href, true);  // a shared view
   });
+
+  // ---- typed text kept across a reload and Back (the address may not hold it) ------------
+  var KEPT = ["text", "ids"];
+  function keptKey(name) { return "tokenprism:typed:" + location.pathname + ":" + name; }
+  function keptField(el) {
+    return el && el.matches && el.matches("textarea") && KEPT.indexOf(el.name) >= 0 && el.form ? el : null;
+  }
+  function keep(field) {
+    try { sessionStorage.setItem(keptKey(field.name), field.value); } catch (e) { /* storage full or off: the note says Share */ }
+  }
+  document.addEventListener("input", function (event) {
+    var field = keptField(event.target);
+    if (field) keep(field);
+  });
+  function restore() {
+    var nav = performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
+    if (!nav || (nav.type !== "reload" && nav.type !== "back_forward")) return;
+    var inAddress = new URLSearchParams(location.search);
+    var restored = [];
+    KEPT.forEach(function (name) {
+      var field = document.querySelector("form textarea[name=" + name + "]"), value = null;
+      if (!field || inAddress.has(name)) return;
+      try { value = sessionStorage.getItem(keptKey(name)); } catch (e) { return; }
+      if (value === null || value === field.value) return;
+      field.value = value;
+      restored.push(field);
+    });
+    restored.forEach(function (field) {  // sent as typing is (the view updates, the address is replaced)
+      field.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
+    });
+  }
+  if (document.readyState === "complete") restore();
+  else window.addEventListener("load", restore);
 })();

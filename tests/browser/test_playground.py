@@ -336,7 +336,7 @@ def test_large_paste_renders_first_part_with_full_counts(page, registry, setting
     expect_count(page, len(expected), timeout=20_000)
     expect(page.locator("[data-role=truncated]")).to_contain_text(f"{len(expected):,}")
     drawn = drawn_ids(result(page))
-    assert settings.render_tokens <= len(drawn) < settings.render_tokens + 20
+    assert settings.render_tokens - 8 <= len(drawn) <= settings.render_tokens  # cut where a segment ends
     assert drawn == expected[: len(drawn)]
     expect(page.locator("[data-role=char-count]")).to_have_text("100,000")
     expect(page.locator("[data-role=url-note]")).to_be_visible()

@@ -118,7 +118,7 @@ async def vocab_page(request: Request, name: str, q: str = "", mode: str = "subs
         try:
             result = vocab_search.search(found, q, mode, offset, limit)
         except TokenprismError as problem:
-            error, status = problem.message, problem.status
+            error, status = views.in_page_words(problem.message), problem.status
         context = {**base_context(request, settings, "tokenizers"),
                    **views.vocab_context(registry, found, q, mode, limit, result, error)}
         template = "_vocab_results.html" if is_htmx(request) else "tokenizer_vocab.html"

@@ -10,6 +10,8 @@ becomes nested dicts with that HTML; the stats become the bars of a small SVG ch
 
 from __future__ import annotations
 
+import re
+
 from urllib.parse import urlencode
 
 from markupsafe import Markup, escape
@@ -26,6 +28,15 @@ CHART_LENGTHS = 16
 SPECIALS_SHOWN = 60
 MODE_LABELS = {"substring": "contains", "prefix": "starts with", "regex": "regex", "id": "id or range"}
 MODE_PHRASES = {"substring": "containing", "prefix": "starting with", "regex": "matching", "id": "with ids"}
+
+
+def in_page_words(message: str) -> str:
+    """A search error as the vocabulary page says it: the API's `q` is the search box and
+    `mode=...` its Match menu (the API keeps its field names)."""
+    message = re.sub(r"^q\b", "The search", message)
+    message = re.sub(r"\bmode=(\w+)", lambda m: f"Match \u201c{MODE_LABELS.get(m[1], m[1])}\u201d", message)
+    message = re.sub(r"^mode\b", "Match", message)
+    return message.replace(" send an id", " type an id")
 
 
 def token_html(data: bytes) -> Markup:
@@ -136,5 +147,6 @@ def token_context(registry: Registry, found: Inspected, facts: dict, tree: Node,
         "same_in_url": token_url(name, token_id) + "?with=same-in",
         "listing": facts["under_trained_source"], "under_trained_model": facts["under_trained_model"],
         "under_trained_lists": sorted(undertrained.listings()),
+        "under_trained_count": len(undertrained.listings().get(name, {})),
         "builtin": registry.is_builtin(name),
     }

@@ -4,7 +4,8 @@ Messages travel as three parallel fields, `role`, `name` and `content`, repeated
 message in order: in the form (one editor card each) and in the page address. `name` is
 left out of the address when no message has one. The editor's buttons are submit buttons
 named `op` (`add`, `remove:2`, `up:2`, `down:2`), so adding, removing and reordering work
-the same with htmx and with a plain form post (which redirects to the new address).
+the same with htmx and with a plain form post (which redirects to the new address). With
+htmx the editor is swapped whole; `focus_after` names the control that gets the focus back.
 
 A rendered prompt (app/chat/render.py) is drawn by the one token partial: its segments are
 wrapped per part in `<span class="chat-part" data-message="i">` (framing parts add
@@ -14,6 +15,8 @@ priming. Left out: tools, images, per-message formats.
 
 from __future__ import annotations
 
+import copy
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -21,6 +24,7 @@ from app.chat.render import FORMATS, DEFAULT_FORMAT, Rendered
 from app.errors import TextTooLarge, TokenprismError
 from app.chat.messages import ChatMessage
 from app.tokenizers.tokens import text_stats
+from app.web import engine_calls
 from app.web.engine_calls import Tokenized
 from app.web.pages.common import form_flag, page_text
 from app.web.pages.samples import BY_KEY, DEFAULT_TEXT
@@ -84,6 +88,45 @@ def apply_op(messages: list[ChatMessage], op: str) -> list[ChatMessage]:
     elif action == "down" and i + 1 < len(messages):
         messages[i], messages[i + 1] = messages[i + 1], messages[i]
     return messages
+
+
+def focus_after(op: str, count: int) -> tuple[int, str] | None:
+    """Where the focus goes after the editor's button `op` (the chat now has `count` messages):
+    the message that moved keeps it, on the same button unless that one is now disabled; after
+    Remove, the next message's Remove (or the text of the one left); after Add, the new text."""
+    if op == "add":
+        return count - 1, "content"
+    action, _, where = op.partition(":")
+    if not where.isdigit():
+        return None
+    i = int(where)
+    if action == "up" and 0 < i < count:
+        return i - 1, "move-up" if i - 1 > 0 else "move-down"
+    if action == "down" and 0 <= i < count - 1:
+        return i + 1, "move-down" if i + 1 < count - 1 else "move-up"
+    if action == "remove" and i <= count:
+        return min(i, count - 1), "remove" if count > 1 else "content"
+    return None
+
+
+def in_page_words(error: TokenprismError) -> TokenprismError:
+    """`error` as the editor says it: app/chat names a message by its index in the API's
+    "messages" ("message 0"); the editor's cards are Message 1, 2, ... and "name" is a field."""
+    message = re.sub(r"\bmessage (\d+)\b", lambda m: f"Message {int(m[1]) + 1}", error.message)
+    message = message.replace('leave "name" out', "clear its name field")
+    if message == error.message:
+        return error
+    worded = copy.copy(error)
+    worded.message, worded.args = message, (message,)
+    return worded
+
+
+def render_page_chat(registry, settings, name: str, messages: list[ChatMessage]) -> Rendered:
+    """`engine_calls.render_chat` in the tokenizer's own format, its errors in the editor's words."""
+    try:
+        return engine_calls.render_chat(registry, settings, name, messages, None)
+    except TokenprismError as error:
+        raise in_page_words(error) from error
 
 
 def chat_query(messages: list[ChatMessage]) -> list[tuple[str, str]]:

@@ -23,7 +23,9 @@ from app.tokenizers.registry import Registry
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
-from app.web.pages.chat_form import PageInput, chat_result, chat_view, message_rows, reply_tokens, roles_for
+from app.web.pages.chat_form import (
+    PageInput, chat_result, chat_view, focus_after, message_rows, render_page_chat, reply_tokens, roles_for,
+)
 from app.web.pages.common import (
     HEAD_SLACK, TYPING_FIELDS, base_context, canonical, form_flag, is_htmx, name_directory, page_url, read_form,
     respond, tokenizer_groups,
@@ -107,7 +109,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
             if chat and name not in DEFAULT_FORMAT:
                 results.append(None)
             elif chat:
-                rendered = engine_calls.render_chat(registry, settings, name, messages, None)
+                rendered = render_page_chat(registry, settings, name, messages)
                 results.append(chat_result(rendered, messages, budget + HEAD_SLACK))
             else:
                 results.append(engine_calls.tokenize_head(registry, settings, name, text, state.special, budget + HEAD_SLACK))
@@ -171,7 +173,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "chat_roles": list(dict.fromkeys(role for name in [n for n in names if n in DEFAULT_FORMAT] or [None]
                                          for role in roles_for(name))),
         "editor_oob": is_htmx(request) and chat and request.headers.get("HX-Trigger-Name") not in TYPING_FIELDS,
-        "editor_focus": state.op == "add",
+        "editor_focus": focus_after(state.op, len(state.messages)),
     }
     return respond(request, "compare.html", "_compare_fragment.html", context, status, url, fits)
 

@@ -16,7 +16,9 @@ from app.tokenizers.registry import Registry
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
-from app.web.pages.chat_form import PageInput, chat_result, chat_view, message_rows, reply_tokens, roles_for
+from app.web.pages.chat_form import (
+    PageInput, chat_result, chat_view, focus_after, message_rows, render_page_chat, reply_tokens, roles_for,
+)
 from app.web.pages.common import (
     HEAD_SLACK, TYPING_FIELDS, base_context, is_htmx, name_directory, named_tokenizer, page_text,
     page_url, picker_context, read_form, respond, tokenizer_groups,
@@ -70,7 +72,7 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         if state.mode == "chat":
             if state.problem is not None:
                 raise state.problem
-            rendered = engine_calls.render_chat(registry, settings, state.tokenizer, state.messages, None)
+            rendered = render_page_chat(registry, settings, state.tokenizer, state.messages)
             result = chat_result(rendered, state.messages, head)
         elif state.mode == "decode":
             result = engine_calls.decode(registry, settings, state.tokenizer, parse_ids(state.ids), head)
@@ -102,7 +104,7 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         # chat: the editor is swapped after its buttons and selects; while typing, only its counts
         "editor_oob": is_htmx(request) and state.mode == "chat" and not typing,
         "counts_oob": is_htmx(request) and state.mode == "chat" and typing,
-        "editor_focus": state.op == "add",
+        "editor_focus": focus_after(state.op, len(state.messages)),
         "chat_roles": roles_for(shown),
         "show_counts": True,
         "chat_rows": message_rows(state.messages, result.rendered if state.mode == "chat" and result else None),

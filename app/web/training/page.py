@@ -68,28 +68,33 @@ async def train_submit(request: Request):
 
 @router.post("/train/preview")
 async def train_preview(request: Request):
-    """The preview fragment for the form's text, vocab size, pattern and special tokens."""
+    """The preview fragment for the form's text and attached files, vocab size, pattern and special
+    tokens: the documents training would get, counted on their first `max_text_chars` characters."""
     settings, _, pool = services(request)
     result = error = None
+    files = 0
     try:
-        form = await request.form(max_files=0, max_fields=8, max_part_size=corpus_limit(settings)[0] + 1024)
-        fields = {key: value for key, value in form.items() if isinstance(value, str)}
-        text = fields.get("text", "").replace("\r\n", "\n")
+        fields, documents = await train_forms.read_form(request, settings)
+        files = len(documents) - bool(fields.get("text"))
         size = fields.get("vocab_size", "").strip()
         specials = train_forms.special_tokens(fields.get("special_tokens", ""))
         pattern = fields.get("pattern") or "gpt4"
         if pattern not in TRAIN_PATTERNS:
             raise InvalidInput(f"pattern {excerpt(pattern)} is unknown; use one of: {', '.join(TRAIN_PATTERNS)}")
         wanted = int(size) - 256 - len(specials) if size.isascii() and size.isdigit() and len(size) < 10 else 0
-        sample = text[: settings.max_text_chars]
-        result = await pool.run(preview, [sample] if sample else [], pattern, wanted, request=request)
-        cut = len(sample) < len(text)
+        sample, room = [], settings.max_text_chars
+        for document in documents:
+            if room > 0 and document:
+                sample.append(document[:room])
+                room -= len(sample[-1])
+        result = await pool.run(preview, sample, pattern, wanted, request=request)
+        cut = sum(map(len, sample)) < sum(map(len, documents))
     except TokenprismError as caught:
         error, cut = caught, False
     except Exception as caught:  # a malformed form (python-multipart's errors)
         error, cut = InvalidInput(f"the form could not be read ({caught})"), False
     context = {"preview": result, "error": error, "cut": cut, "max_chars": settings.max_text_chars,
-               "max_vocab": settings.max_train_vocab}
+               "max_vocab": settings.max_train_vocab, "files": files}
     return _html(request, "_train_preview.html", context)
 
 
