@@ -25,6 +25,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from app.sqlite_wal import use_wal
+
 ACTIVE = ("queued", "running")
 STATUSES = ("queued", "running", "done", "failed", "cancelled", "interrupted")
 MAX_KEPT = 1_000
@@ -65,7 +67,7 @@ class JobStore:
         self._lock, self._read_lock = threading.Lock(), threading.Lock()
         with self._lock:
             self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self._db.execute("PRAGMA journal_mode = WAL")
+            use_wal(self._db, BUSY_TIMEOUT_MS / 1000)
             self._db.execute("PRAGMA synchronous = NORMAL")
             self._db.executescript(_SCHEMA)
         self._reader.row_factory = sqlite3.Row

@@ -43,6 +43,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from app.errors import InvalidInput, TokenprismError
+from app.sqlite_wal import use_wal
 
 log = logging.getLogger("tokenprism")
 
@@ -269,21 +270,8 @@ class ShareStore:
             raise sqlite3.DatabaseError(f"its schema version {version} is newer than this tokenprism's {SCHEMA_VERSION}")
         if version < SCHEMA_VERSION:
             with self._schema_lock:  # other processes: every step of the schema is idempotent
-                self._wal(conn)
+                use_wal(conn, self.timeout_s)
                 conn.executescript(_SCHEMA)
-
-    def _wal(self, conn: sqlite3.Connection) -> None:
-        # Switching the journal mode can be refused at once (SQLITE_BUSY, no busy handler)
-        # while another process creates the file; retry within the timeout.
-        deadline = time.monotonic() + self.timeout_s
-        while True:
-            try:
-                conn.execute("PRAGMA journal_mode = WAL")
-                return
-            except sqlite3.OperationalError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.02)
 
     def _unavailable(self, error: Exception) -> StoreUnavailable:
         log.error("the share store %s cannot be used: %s", self.path, error)
