@@ -399,7 +399,12 @@
     if (!list) return;
     list.textContent = "";
     list.hidden = !matches.length;
-    matches.slice(0, MATCHES_SHOWN).forEach(function (m) {
+    var per = {}, first = [], rest = [];  // up to 3 names per tokenizer first, so "llama" shows Llama 4 too
+    matches.forEach(function (m) {
+      per[m.tokenizer] = (per[m.tokenizer] || 0) + 1;
+      (per[m.tokenizer] <= 3 ? first : rest).push(m);
+    });
+    first.concat(rest).slice(0, MATCHES_SHOWN).forEach(function (m) {
       var item = document.createElement("li"), pick = document.createElement("button"), uses = document.createElement("span");
       pick.type = "button";
       pick.className = "name-match";

@@ -44,7 +44,7 @@ def compare_matches(page, typed: str):
 
 
 @pytest.mark.parametrize(("typed", "tokenizers"), [
-    ("llama", {"llama3"}),
+    ("llama", {"llama3", "llama4"}),
     ("Llama-4", {"llama4"}),
     ("deepseek", {"deepseek_v4"}),
     ("qwen", {"qwen3_6"}),
