@@ -12,14 +12,17 @@ its comments) from tiktoken 0.14.0, `tiktoken/model.py`: `MODEL_TO_ENCODING` and
 `MODEL_PREFIX_TO_ENCODING`. A test checks them against the installed tiktoken. Its
 encodings map to tokenprism's tokenizer names by `ENCODING_TO_TOKENIZER`; an encoding not
 shipped here (p50k_base, p50k_edit) keeps its own name, so such a model resolves to a
-tokenizer that is not registered, and the registry says so.
+tokenizer that is not registered, and the registry says so. The Llama rows name `llama3` and
+`llama4` the same way. Left out: names whose tokenizer tokenprism does not ship as that exact
+tokenizer (DeepSeek V3/R1, whose tokenizer.json is not checked to equal V4's; Qwen 2.5/3, whose
+151,665-id vocabulary is not qwen3_6's 248,077).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ENCODING_TO_TOKENIZER", "MODELS", "Model", "claim", "find", "models_for"]
+__all__ = ["ENCODING_TO_TOKENIZER", "HUB_ORGS", "MODELS", "Model", "claim", "find", "matching", "models_for"]
 
 
 @dataclass(frozen=True)
@@ -149,9 +152,47 @@ OTHER_MODELS: tuple[tuple[str, str, str, str, bool], ...] = (
     ("deepseek-v4-flash", "deepseek_v4", "DeepSeek", "DeepSeek V4", False),
     ("deepseek-v4-", "deepseek_v4", "DeepSeek", "DeepSeek V4", True),  # deepseek-v4-pro-base, ...
     ("qwen3.6", "qwen3_6", "Qwen (Alibaba)", "Qwen3.6", False),
+    ("qwen3.6-27b", "qwen3_6", "Qwen (Alibaba)", "Qwen3.6", False),
+    ("qwen3.6-35b-a3b", "qwen3_6", "Qwen (Alibaba)", "Qwen3.6", False),
     ("qwen3.5-", "qwen3_6", "Qwen (Alibaba)", "Qwen3.5", True),  # qwen3.5-27b, qwen3.5-plus, ...
     ("qwen3.6-", "qwen3_6", "Qwen (Alibaba)", "Qwen3.6", True),  # qwen3.6-plus, ...
+    # Meta's published ids (Hugging Face meta-llama/..., lower case); the Llama 3 family shares one tokenizer
+    ("meta-llama-3-8b", "llama3", "Meta", "Llama 3", False),
+    ("meta-llama-3-8b-instruct", "llama3", "Meta", "Llama 3", False),
+    ("meta-llama-3-70b", "llama3", "Meta", "Llama 3", False),
+    ("meta-llama-3-70b-instruct", "llama3", "Meta", "Llama 3", False),
+    ("llama-3.1-8b", "llama3", "Meta", "Llama 3.1", False),
+    ("llama-3.1-8b-instruct", "llama3", "Meta", "Llama 3.1", False),
+    ("llama-3.1-70b", "llama3", "Meta", "Llama 3.1", False),
+    ("llama-3.1-70b-instruct", "llama3", "Meta", "Llama 3.1", False),
+    ("llama-3.1-405b", "llama3", "Meta", "Llama 3.1", False),
+    ("llama-3.1-405b-instruct", "llama3", "Meta", "Llama 3.1", False),
+    ("llama-3.2-1b", "llama3", "Meta", "Llama 3.2", False),
+    ("llama-3.2-1b-instruct", "llama3", "Meta", "Llama 3.2", False),
+    ("llama-3.2-3b", "llama3", "Meta", "Llama 3.2", False),
+    ("llama-3.2-3b-instruct", "llama3", "Meta", "Llama 3.2", False),
+    ("llama-3.2-11b-vision", "llama3", "Meta", "Llama 3.2", False),
+    ("llama-3.2-11b-vision-instruct", "llama3", "Meta", "Llama 3.2", False),
+    ("llama-3.2-90b-vision", "llama3", "Meta", "Llama 3.2", False),
+    ("llama-3.2-90b-vision-instruct", "llama3", "Meta", "Llama 3.2", False),
+    ("llama-3.3-70b-instruct", "llama3", "Meta", "Llama 3.3", False),
+    ("llama-4-scout-17b-16e", "llama4", "Meta", "Llama 4 Scout", False),
+    ("llama-4-scout-17b-16e-instruct", "llama4", "Meta", "Llama 4 Scout", False),
+    ("llama-4-maverick-17b-128e", "llama4", "Meta", "Llama 4 Maverick", False),
+    ("llama-4-maverick-17b-128e-instruct", "llama4", "Meta", "Llama 4 Maverick", False),
+    ("llama-4-maverick-17b-128e-instruct-fp8", "llama4", "Meta", "Llama 4 Maverick", False),
+    ("meta-llama-3-", "llama3", "Meta", "Llama 3", True),  # meta-llama-3-8b-instruct-..., and 3.1's first names:
+    ("meta-llama-3.1-", "llama3", "Meta", "Llama 3.1", True),  # meta-llama-3.1-8b-instruct
+    ("llama-3.1-", "llama3", "Meta", "Llama 3.1", True),  # llama-3.1-8b-instruct-turbo, ...
+    ("llama-3.2-", "llama3", "Meta", "Llama 3.2", True),
+    ("llama-3.3-", "llama3", "Meta", "Llama 3.3", True),
+    ("llama-4-", "llama4", "Meta", "Llama 4", True),  # llama-4-scout-17b-16e-instruct-fp8, ...
 )
+
+# The organisations whose Hugging Face ids ("meta-llama/Llama-3.3-70B-Instruct") name the models above:
+# `find` looks up the name after such a prefix. Other "org/name" ids are not taken (a fine-tune of
+# someone else's may have changed its tokenizer).
+HUB_ORGS = ("meta-llama/", "mistralai/", "deepseek-ai/", "qwen/", "openai/", "openai-community/")
 
 
 def _table() -> tuple[Model, ...]:
@@ -172,14 +213,29 @@ for _model in sorted(MODELS, key=lambda model: (model.prefix, "deprecated" in mo
     _BY_TOKENIZER[_model.tokenizer] = (*_BY_TOKENIZER.get(_model.tokenizer, ()), _model.label)
 
 
+def bare(name: str) -> str:
+    """`name` in lower case without a known Hub organisation ("meta-llama/Llama-3.3-70B-Instruct"
+    -> "llama-3.3-70b-instruct")."""
+    lowered = name.lower()
+    return next((lowered[len(org):] for org in HUB_ORGS if lowered.startswith(org)), lowered)
+
+
 def find(name: str) -> Model | None:
     """The row for model `name`: an exact name, else the first prefix rule it starts with
-    (case-insensitive); None for a name that is no model's."""
-    lowered = name.lower()
+    (case-insensitive, after a known Hub organisation); None for a name that is no model's."""
+    lowered = bare(name)
     exact = _EXACT.get(lowered)
     if exact is not None:
         return exact
     return next((model for prefix, model in _PREFIXES if lowered.startswith(prefix)), None)
+
+
+def matching(query: str) -> list[Model]:
+    """The search boxes' rule for models (app.js `matchNames` is the same): the rows whose name
+    contains `query` (any case, after a known Hub organisation), in table order, prefix rules
+    included ("qwen" finds qwen3.5-*)."""
+    part = bare(query)
+    return [model for model in MODELS if part and part in model.name.lower()]
 
 
 def claim(name: str) -> str | None:

@@ -247,7 +247,8 @@ class Registry:
 
     def search(self, query: str, limit: int) -> list[Entry]:
         """Up to `limit` tokenizers for a search box: the one `query` stands for (a tokenizer name,
-        an alias or a model name), then those whose name contains it (any case), in listing order."""
+        an alias or a model name), then those whose name contains it (any case), in listing order, then
+        those of the models whose name contains it (`models.matching`, the rule the pages' search boxes use)."""
         found: dict[str, Entry] = {}
         try:
             name = self.resolve(query)
@@ -260,6 +261,11 @@ class Registry:
                 break
             if lower in entry.name.lower():
                 found.setdefault(entry.name, entry)
+        for model in models.matching(query):  # then the tokenizers of the models whose name contains it
+            if len(found) >= limit:
+                break
+            if model.tokenizer not in found and model.tokenizer in self._entries:
+                found[model.tokenizer] = self._entries[model.tokenizer]
         return list(found.values())[:limit]
 
 

@@ -105,7 +105,9 @@ async def list_tokenizers(
     request: Request,
     q: str | None = Query(None, min_length=1, max_length=MAX_SEARCH_CHARS,
                           description="Search instead: the tokenizer this name (or alias, or model name) stands for, "
-                                      "then those whose name contains it, any case; at most `limit`."),
+                                      "then those whose name contains it, then those of the models whose name "
+                                      "contains it (after a Hub organisation such as meta-llama/), any case; "
+                                      "at most `limit`."),
     limit: int = Query(MAX_SEARCH_RESULTS, ge=1, le=MAX_SEARCH_RESULTS, description="With `q`: how many at most."),
 ):
     """Built-in tokenizers first, then the ones users trained. Listing loads none of them. The pages' pickers

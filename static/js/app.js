@@ -9,7 +9,8 @@
 // - "Copy" copies the ids (requests in flight, the stale mark and errors: live.js)
 // - "Find by model": a search box over the <datalist> of model and tokenizer names. On the
 //   playground a name sets the tokenizer <select> (which then posts as usual); on the
-//   comparison page it filters the tokenizers, and Enter adds the match. Pages list the
+//   comparison page it filters the tokenizers, and Enter adds the match. On both, a part of a
+//   name (any case) lists the names that contain it, to pick from (`matchNames`, one rule). Pages list the
 //   built-ins and the recent trained tokenizers only: a name they do not list is asked of
 //   GET /api/tokenizers?q=, whose answers join the datalist, the select or the picks
 // - a range slider with `data-valuetext` keeps its aria-valuetext in step with its value
@@ -240,6 +241,17 @@
       });
     }
   });
+  // A name picked from the list of matches is typed into its box and applied (or added).
+  document.addEventListener("click", function (event) {
+    var pick = event.target.closest && event.target.closest("button[data-pick-name]");
+    if (!pick || pick.disabled) return;
+    var box = pick.closest("[data-model-search], [data-pick-search]"), input = box && box.querySelector("input");
+    if (!input) return;
+    input.value = pick.dataset.pickName;
+    input.focus();
+    if (box.matches("[data-pick-search]")) addPick(input);
+    else { clearTimeout(typingTimer); applyModel(input); }
+  });
   document.addEventListener("keydown", function (event) {
     if (event.key !== "Escape") return;
     document.querySelectorAll("[data-role=detail].pinned").forEach(function (line) {
@@ -288,6 +300,17 @@
 
   // Roving focus: one tab stop per token list, arrows move between its tokens.
   var KEYS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, Home: "first", End: "last" };
+  // A name picked from the list of matches is typed into its box and applied (or added).
+  document.addEventListener("click", function (event) {
+    var pick = event.target.closest && event.target.closest("button[data-pick-name]");
+    if (!pick || pick.disabled) return;
+    var box = pick.closest("[data-model-search], [data-pick-search]"), input = box && box.querySelector("input");
+    if (!input) return;
+    input.value = pick.dataset.pickName;
+    input.focus();
+    if (box.matches("[data-pick-search]")) addPick(input);
+    else { clearTimeout(typingTimer); applyModel(input); }
+  });
   document.addEventListener("keydown", function (event) {
     var el = event.target;
     if (!el.matches || !el.matches(".tok") || !(event.key in KEYS)) return;
@@ -327,19 +350,91 @@
   // ---- model names -------------------------------------------------------------------
 
   // The names of the datalist, resolved as the server's Registry.resolve does: a tokenizer
-  // name or alias exactly, then a model name (any case), then the first prefix rule.
-  function resolveName(value) {
+  // name or alias exactly, then a model name (any case, after a known Hub organisation such as
+  // "meta-llama/"), then the first prefix rule.
+  function nameOptions() {
     var list = document.querySelector("datalist[data-role=model-names]");
-    if (!list || !value) return null;
-    var options = Array.prototype.slice.call(list.options);
-    var lower = value.toLowerCase();
-    function hit(o) {
-      return { name: value, tokenizer: o.dataset.tokenizer, kind: o.dataset.kind, available: !o.hasAttribute("data-missing") };
-    }
+    return list ? Array.prototype.slice.call(list.options) : [];
+  }
+  function bareName(value) {  // models.bare: lower case, without a known Hub organisation
+    var list = document.querySelector("datalist[data-role=model-names]"), lower = value.toLowerCase();
+    var orgs = list && list.dataset.orgs ? list.dataset.orgs.split(" ") : [];
+    var org = orgs.filter(function (o) { return o && lower.indexOf(o) === 0; })[0];
+    return org ? lower.slice(org.length) : lower;
+  }
+  function hit(value, o) {
+    return { name: value, value: o.value, tokenizer: o.dataset.tokenizer, kind: o.dataset.kind, available: !o.hasAttribute("data-missing"), label: o.label };
+  }
+  function resolveName(value) {
+    var options = nameOptions();
+    if (!value) return null;
+    var lower = bareName(value);
     var found = options.filter(function (o) { return o.dataset.kind === "tokenizer" && o.value === value; })[0]
       || options.filter(function (o) { return o.dataset.kind === "model" && o.value.toLowerCase() === lower; })[0]
       || options.filter(function (o) { return o.dataset.kind === "prefix" && lower.indexOf(o.value.toLowerCase()) === 0; })[0];
-    return found ? hit(found) : null;
+    return found ? hit(value, found) : null;
+  }
+
+  // The one search rule of both pages (the server's Registry.search and models.matching follow
+  // it): every name of the datalist that contains the text, any case, after a known Hub
+  // organisation; the name the text resolves to comes first.
+  function matchNames(value) {
+    var part = bareName(value.trim()), found = resolveName(value.trim()), seen = {}, out = [];
+    if (!part) return out;
+    if (found) { out.push(found); seen[found.kind + "\u0000" + found.value] = true; }
+    nameOptions().forEach(function (o) {
+      var key = o.dataset.kind + "\u0000" + o.value;
+      if (seen[key] || o.value.toLowerCase().indexOf(part) < 0) return;
+      seen[key] = true;
+      out.push(hit(value, o));
+    });
+    return out;
+  }
+
+  // The matches under a search box: a short list of names with their tokenizer; a name whose
+  // tokenizer is not shipped is listed, marked, and cannot be picked.
+  var MATCHES_SHOWN = 8;
+  function showMatches(box, value, matches) {
+    var list = box.querySelector("[data-role=name-matches]");
+    if (!list) return;
+    list.textContent = "";
+    list.hidden = !matches.length;
+    var per = {}, first = [], rest = [];  // up to 3 names per tokenizer first, so "llama" shows Llama 4 too
+    matches.forEach(function (m) {
+      per[m.tokenizer] = (per[m.tokenizer] || 0) + 1;
+      (per[m.tokenizer] <= 3 ? first : rest).push(m);
+    });
+    first.concat(rest).slice(0, MATCHES_SHOWN).forEach(function (m) {
+      var item = document.createElement("li"), pick = document.createElement("button"), uses = document.createElement("span");
+      pick.type = "button";
+      pick.className = "name-match";
+      pick.dataset.pickName = m.value;
+      pick.dataset.tokenizer = m.tokenizer;
+      pick.textContent = m.kind === "prefix" ? m.value + "*" : m.value;
+      uses.className = "match-uses";
+      uses.textContent = m.kind === "tokenizer" && m.value === m.tokenizer ? "tokenizer" : "\u2192 " + m.tokenizer;
+      if (!m.available) {
+        item.dataset.missing = "";
+        pick.disabled = true;
+        uses.textContent += " (not shipped)";
+      }
+      item.appendChild(pick);
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(uses);
+      list.appendChild(item);
+    });
+    if (matches.length > MATCHES_SHOWN) {
+      var more = document.createElement("li");
+      more.className = "muted";
+      more.textContent = "and " + (matches.length - MATCHES_SHOWN) + " more: type more of the name";
+      list.appendChild(more);
+    }
+  }
+
+  function matchesNote(value, matches) {
+    var usable = matches.filter(function (m) { return m.available; }).length;
+    return matches.length + (matches.length === 1 ? " name contains \u201c" : " names contain \u201c") + value + "\u201d"
+      + (usable ? ": pick one below." : "; tokenprism does not ship their tokenizers.");
   }
 
   function say(note, text) { if (note) note.textContent = text || ""; }
@@ -420,18 +515,22 @@
   }
 
   // Playground: the search box sets the select and fires its change, so htmx posts the form.
+  // A text that names no model or tokenizer lists the names that contain it.
   var applying = false;
   function applyModel(input) {
     var form = input.form, value = input.value.trim();
-    var note = form.querySelector("[data-model-search] [data-role=picker-note]");
+    var box = input.closest("[data-model-search]");
+    var note = box.querySelector("[data-role=picker-note]");
     var select = form.querySelector("select[name=tokenizer]");
-    if (!value) { say(note, ""); return; }
-    var found = resolveName(value);
+    if (!value) { say(note, ""); showMatches(box, value, []); return; }
+    var found = resolveName(value), matches = found ? [] : matchNames(value);
+    showMatches(box, value, matches);
     if ((!found || !hasOption(select, found.tokenizer)) && searchServer(value, function (tokenizers) {
       var t = foundOf(value, tokenizers);
       if (t && !hasOption(select, t.name)) addOption(select, t);
       if (input.value.trim() === value) applyModel(input);
-    })) { say(note, ""); return; }
+    })) { say(note, matches.length ? matchesNote(value, matches) : ""); return; }
+    if (!found && matches.length) { say(note, matchesNote(value, matches)); return; }
     var why = problem(value, found) || (hasOption(select, found.tokenizer) ? "" : found.tokenizer + " is not in the list.");
     say(note, why);
     if (why || input.dataset.applied === value + "\u0000" + select.value) return;
@@ -441,27 +540,30 @@
     try { select.dispatchEvent(new Event("change", { bubbles: true })); } finally { applying = false; }
   }
 
-  // Comparison: show only the tokenizers whose name or models contain the text, or that it names.
+  // Comparison: show only the tokenizers of the names that match (matchNames), and list those names.
   function filterPicks(input) {
-    var picker = input.closest("fieldset"), value = input.value.trim(), lower = value.toLowerCase();
-    var note = picker.querySelector("[data-pick-search] [data-role=picker-note]");
-    var found = resolveName(value);
+    var picker = input.closest("fieldset"), value = input.value.trim();
+    var box = input.closest("[data-pick-search]");
+    var note = box.querySelector("[data-role=picker-note]");
+    var found = resolveName(value), matches = matchNames(value), wanted = {};
+    matches.forEach(function (m) { wanted[m.tokenizer] = true; });
     picker.querySelectorAll("label.pick").forEach(function (pick) {
-      var words = (pick.dataset.tokenizer + " " + pick.dataset.models).toLowerCase();
-      pick.hidden = !!value && words.indexOf(lower) < 0 && !(found && found.tokenizer === pick.dataset.tokenizer);
+      pick.hidden = !!value && !wanted[pick.dataset.tokenizer];
     });
     picker.querySelectorAll(".pick-group").forEach(function (group) {
       group.hidden = !group.querySelector("label.pick:not([hidden])");
     });
+    showMatches(box, value, found ? [] : matches);
     var match = found && found.available && picker.querySelector('label.pick[data-tokenizer="' + CSS.escape(found.tokenizer) + '"]');
     if (value && !match && searchServer(value, function (tokenizers) {
       var t = foundOf(value, tokenizers);
       if (t && !picker.querySelector('label.pick[data-tokenizer="' + CSS.escape(t.name) + '"]')) addPickFor(picker, t);
       if (input.value.trim() === value) filterPicks(input);
-    })) { say(note, ""); return null; }
+    })) { say(note, matches.length && !found ? matchesNote(value, matches) : ""); return null; }
     if (!value) say(note, "");
     else if (match) say(note, (value === found.tokenizer ? value : value + " uses " + found.tokenizer) + (match.querySelector("input").checked ? " (chosen)" : ": press Enter to add it"));
-    else say(note, found ? problem(value, found) || found.tokenizer + " is not in the list." : (picker.querySelector("label.pick:not([hidden])") ? "" : problem(value, null)));
+    else if (found) say(note, problem(value, found) || found.tokenizer + " is not in the list.");
+    else say(note, matches.length ? matchesNote(value, matches) : problem(value, null));
     return match;
   }
 
@@ -493,6 +595,17 @@
     if (!event.inputType || event.inputType === "insertReplacementText") applyModel(input);
     else typingTimer = setTimeout(function () { applyModel(input); }, 350);
   });
+  // A name picked from the list of matches is typed into its box and applied (or added).
+  document.addEventListener("click", function (event) {
+    var pick = event.target.closest && event.target.closest("button[data-pick-name]");
+    if (!pick || pick.disabled) return;
+    var box = pick.closest("[data-model-search], [data-pick-search]"), input = box && box.querySelector("input");
+    if (!input) return;
+    input.value = pick.dataset.pickName;
+    input.focus();
+    if (box.matches("[data-pick-search]")) addPick(input);
+    else { clearTimeout(typingTimer); applyModel(input); }
+  });
   document.addEventListener("keydown", function (event) {
     var input = event.target;
     if (!input.closest || event.key !== "Enter") return;
@@ -504,6 +617,11 @@
     var select = event.target;
     if (applying || !select.matches || !select.matches("select[name=tokenizer]") || !select.form) return;
     var input = select.form.querySelector("[data-model-search] input");
-    if (input) { input.value = ""; delete input.dataset.applied; say(select.form.querySelector("[data-model-search] [data-role=picker-note]"), ""); }
+    if (input) {
+      input.value = "";
+      delete input.dataset.applied;
+      say(select.form.querySelector("[data-model-search] [data-role=picker-note]"), "");
+      showMatches(input.closest("[data-model-search]"), "", []);
+    }
   }, true);
 })();
