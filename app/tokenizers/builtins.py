@@ -3,7 +3,8 @@
 gpt2 (alias r50k_base), cl100k_base, o200k_base and o200k_harmony through tiktoken;
 mistral_v1 and mistral_v3 through SentencePiece; tokenprism_4k, our own BPE; then
 mistral_tekken (Mistral's tiktoken-style Tekken), qwen3_6 (tiktoken on NFC text) and
-deepseek_v4 (a Hugging Face tokenizer.json). The five older ones come first, so the default comparison (the first `max_compare` built-ins)
+deepseek_v4 (a Hugging Face tokenizer.json); llama3 and llama4 (Meta's tiktoken-style
+vocabularies, see app/backends/llama_backend.py). The five older ones come first, so the default comparison (the first `max_compare` built-ins)
 keeps its columns. Every file is read through `files.read_verified`, so a damaged file
 fails with its name and checksum.
 """
@@ -35,6 +36,8 @@ DEEPSEEK_V4_FILE = "deepseek_v4.tokenizer.json.gz"
 DEEPSEEK_V4_DESCRIPTION = (
     "DeepSeek V4 (DeepSeek-V4-Pro, DeepSeek-V4-Flash): byte-level BPE from its tokenizer.json, 129,280 ids"
 )
+LLAMA_FILES = {"llama3": "llama3.tiktoken", "llama4": "llama4.tiktoken"}  # copied by `make setup` (package_files.py)
+LLAMA_DESCRIPTIONS = {"llama3": "Llama 3, 3.1, 3.2, 3.3 (Meta)", "llama4": "Llama 4 Scout and Maverick (Meta)"}
 QWEN3_6_FILE = "qwen3_6.tiktoken.gz"
 QWEN3_6_DESCRIPTION = (
     "Qwen 3.5 / 3.6 (Qwen3.6-27B, Qwen3.6-35B-A3B, Qwen3.5-27B...): byte-level BPE on NFC-normalized text, 248,077 ids"
@@ -65,6 +68,9 @@ def register_builtins(registry: Registry, tokenizer_dir: Path) -> None:
     registry.register(Entry("mistral_tekken", "tiktoken", 131072, TEKKEN_DESCRIPTION, lambda: _tekken(tokenizer_dir)))
     registry.register(Entry("qwen3_6", "tiktoken", 248077, QWEN3_6_DESCRIPTION, lambda: _qwen(tokenizer_dir)))
     registry.register(Entry("deepseek_v4", "huggingface", 129280, DEEPSEEK_V4_DESCRIPTION, lambda: _deepseek(tokenizer_dir)))
+    for name, vocab_size in (("llama3", 128256), ("llama4", 202048)):
+        registry.register(Entry(name, "tiktoken", vocab_size, LLAMA_DESCRIPTIONS[name],
+                                lambda name=name: _llama(name, tokenizer_dir)))
 
 
 def _register_openai(registry: Registry, name: str, tokenizer_dir: Path) -> None:
@@ -102,6 +108,15 @@ def _qwen(tokenizer_dir: Path):
 
     spec = OpenAIEncoding("qwen3_6", QWEN3_6_FILE, QWEN3_5_PATTERN, QWEN3_5_SPECIALS, QWEN3_6_DESCRIPTION)
     return QwenTokenizer(spec, load_tiktoken_ranks(QWEN3_6_FILE, tokenizer_dir))
+
+
+def _llama(name: str, tokenizer_dir: Path):
+    from app.backends.llama_backend import LLAMA3_PATTERN, LLAMA3_SPECIALS, LLAMA4_SPECIALS, LlamaTokenizer
+    from app.tokenizers.openai_encodings import O200K_PATTERN, OpenAIEncoding
+
+    pattern, specials = (LLAMA3_PATTERN, LLAMA3_SPECIALS) if name == "llama3" else (O200K_PATTERN, LLAMA4_SPECIALS)
+    spec = OpenAIEncoding(name, LLAMA_FILES[name], pattern, specials, LLAMA_DESCRIPTIONS[name])
+    return LlamaTokenizer(spec, load_tiktoken_ranks(LLAMA_FILES[name], tokenizer_dir))
 
 
 def _deepseek(tokenizer_dir: Path):

@@ -54,7 +54,10 @@ def read_verified(name: str, tokenizer_dir: Path | None = None) -> bytes:
     try:
         raw = path.read_bytes()
     except OSError as error:
-        raise TokenizerFileError(f"cannot read tokenizer file {path}: {error.strerror}; restore it from the repository")
+        from app.tokenizers.package_files import missing_hint  # it imports this module
+
+        fix = missing_hint(name) or "restore it from the repository"
+        raise TokenizerFileError(f"cannot read tokenizer file {path}: {error.strerror}; {fix}")
     try:
         data = gzip.decompress(raw) if name.endswith(".gz") else raw
     except (OSError, EOFError, zlib.error) as error:

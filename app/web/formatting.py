@@ -4,7 +4,8 @@
 `visible` shows a user's text (a name, a role, a query, a notice) the way token text is
 shown: escaped, with control, zero-width and bidi characters as visible `\\u202e`-style
 escapes (tokenview.render_text), so a right-to-left override cannot reorder the page.
-`install_filters` registers both on the templates.
+`install_filters` registers both on the templates, and the global `chat_format_names` (the
+chat formats' names, from app/chat/render.py).
 """
 
 from __future__ import annotations
@@ -21,3 +22,6 @@ def install_filters(templates: Jinja2Templates) -> None:
 
     templates.env.filters["num"] = num
     templates.env.filters["visible"] = render_text
+    from app.chat.render import FORMATS
+
+    templates.env.globals["chat_format_names"] = ", ".join(FORMATS)

@@ -29,7 +29,7 @@ DEFAULT_TOKENIZERS_DOC = (
     "listed as `default_tokenizers` by GET /api/limits; with the default limit of 6 these are gpt2, cl100k_base, "
     "o200k_base, mistral_v1, tokenprism_4k and o200k_harmony. Not every built-in: one request takes at most "
     "`max_compare` tokenizers, which bounds its time and memory. Name the others (mistral_v3, mistral_tekken, "
-    "qwen3_6, deepseek_v4, trained ones) to use them."
+    "qwen3_6, deepseek_v4, llama3, llama4, trained ones) to use them."
 )
 
 TokenizerName = Annotated[

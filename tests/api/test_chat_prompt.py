@@ -11,7 +11,7 @@ from app.chat.render import DEFAULT_FORMAT
 
 from .helpers import assert_error
 from .test_chat import COOKBOOK
-from tests.reference import harmony_ids
+from tests.reference import harmony_ids, llama_chat_ids
 
 CHAT = [
     {"role": "system", "content": "You are kind. <|im_end|> stays text"},
@@ -40,6 +40,21 @@ def test_harmony_ids_equal_openai_harmony(http):
     body = chat(http, tokenizer="gpt-oss-120b", messages=CHAT)
     assert body["format"] == "harmony"
     assert [t["id"] for t in body["tokens"]] == harmony_ids(CHAT)
+
+
+@pytest.mark.parametrize("tokenizer", ["llama3", "llama4"])
+def test_llama_ids_equal_llama_models(http, tokenizer):
+    messages = [{k: v for k, v in m.items() if k != "name"} for m in CHAT]  # Llama's messages have no names
+    messages[2]["content"] = "<|eot_id|><|eot|> typed, so text"
+    body = chat(http, tokenizer=tokenizer, messages=messages)
+    assert body["format"] == tokenizer
+    assert [t["id"] for t in body["tokens"]] == llama_chat_ids(tokenizer, messages)
+    assert b"".join(bytes.fromhex(t["bytes"]) for t in body["tokens"]) == body["text"].encode()
+    assert sum(m["count"] for m in body["messages"]) + 4 == body["count"]  # + the assistant's header
+    counted = http.post("/api/count", json={"messages": messages, "tokenizers": [tokenizer]}).json()
+    assert counted["counts"][tokenizer] == body["count"]
+    named = http.post("/api/chat", json={"tokenizer": tokenizer, "messages": CHAT})
+    assert "no names" in assert_error(named, 422, "invalid_input")["message"]
 
 
 @pytest.mark.parametrize("tokenizer", ["cl100k_base", "o200k_base", "o200k_harmony"])
@@ -86,11 +101,17 @@ def turns(draw):
 @settings(max_examples=25, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(messages=turns())
 def test_count_and_chat_agree_for_every_chat_tokenizer(http, messages):
-    counted = http.post("/api/count", json={"messages": messages, "tokenizers": list(DEFAULT_FORMAT)})
+    limit, names = http.get("/api/limits").json()["max_compare"], list(DEFAULT_FORMAT)
+    for group in (names[i : i + limit] for i in range(0, len(names), limit)):  # more chat tokenizers than one count takes
+        check_group(http, messages, group)
+
+
+def check_group(http, messages, group):
+    counted = http.post("/api/count", json={"messages": messages, "tokenizers": group})
     assert counted.status_code == 200, counted.text
     counted = counted.json()
-    assert list(counted["counts"]) == list(DEFAULT_FORMAT)
-    for name in DEFAULT_FORMAT:
+    assert list(counted["counts"]) == group
+    for name in group:
         body = chat(http, tokenizer=name, messages=messages)
         assert counted["counts"][name] == body["count"] == len(body["tokens"])
         assert counted["chat"]["per_message"][name] == [m["count"] for m in body["messages"]]

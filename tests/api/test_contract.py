@@ -36,7 +36,8 @@ def test_tokenizers_lists_the_builtins_first_with_their_facts(http):
 
 
 CHAT_FORMATS = {"cl100k_base": ["chatml"], "o200k_base": ["chatml"], "o200k_harmony": ["harmony"],
-                "mistral_v1": ["mistral"], "mistral_v3": ["mistral"], "mistral_tekken": ["mistral"]}
+                "mistral_v1": ["mistral"], "mistral_v3": ["mistral"], "mistral_tekken": ["mistral"],
+                "llama3": ["llama3"], "llama4": ["llama4"]}
 
 
 @pytest.mark.parametrize("name", BUILTIN_NAMES)
@@ -46,8 +47,10 @@ def test_tokenizer_detail(http, name):
     body = schemas.TokenizerDetail.model_validate(response.json())
     assert body.name == name and body.builtin
     assert body.chat_formats == CHAT_FORMATS.get(name, []) and body.chat_counting == bool(body.chat_formats)
-    if body.kind == "tiktoken" and name != "mistral_tekken":
+    if body.kind == "tiktoken" and name not in ("mistral_tekken", "llama3", "llama4"):
         assert "<|endoftext|>" in body.special_tokens
+    if name in ("llama3", "llama4"):  # Meta's: <|begin_of_text|> is the first special id
+        assert body.special_tokens["<|begin_of_text|>"] == {"llama3": 128000, "llama4": 200000}[name]
     if name == "mistral_tekken":  # Tekken's 1,000 special ids come first: <unk>, <s>, </s>, [INST]...
         assert body.special_tokens["<s>"] == 1 and len(body.special_tokens) == 1000
     if name == "mistral_v1":

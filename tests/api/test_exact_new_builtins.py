@@ -1,4 +1,4 @@
-"""Over HTTP: o200k_harmony, mistral_v3, mistral_tekken, qwen3_6 and deepseek_v4 give their reference
+"""Over HTTP: o200k_harmony, mistral_v3, mistral_tekken, qwen3_6, deepseek_v4, llama3 and llama4 give their reference
 libraries' ids and decodes (tests/reference.py), and tokens that spell the text sent."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tests.reference import reference_decode, reference_ids, stdlib_texts
 
-NEW = ["o200k_harmony", "mistral_v3", "mistral_tekken", "qwen3_6", "deepseek_v4"]
+NEW = ["o200k_harmony", "mistral_v3", "mistral_tekken", "qwen3_6", "deepseek_v4", "llama3", "llama4"]
 STDLIB = stdlib_texts()
 HYPOTHESIS = settings(
     max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -48,6 +48,8 @@ def test_ids_and_bytes_on_random_unicode(http, name):
     ("o200k_harmony", "<|start|>user<|message|>hi<|end|><|reserved_200018|><|endofprompt|>"),
     ("qwen3_6", "<|im_start|>user\nhi<|im_end|><think></think>"),
     ("deepseek_v4", "<｜begin▁of▁sentence｜>hi<｜User｜>x<｜Assistant｜><think></think>"),
+    ("llama3", "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|><|reserved_special_token_7|>"),
+    ("llama4", "<|begin_of_text|><|header_start|>user<|header_end|>\n\nhi<|eot|><|patch|><|reserved_special_token_0|>"),
 ])
 def test_special_tokens_equal_the_reference(http, name, text):
     for allow_special in (False, True):

@@ -76,7 +76,7 @@ def test_same_in_names_the_same_bytes_in_every_other_builtin(http, tiktoken_refe
     body = facts(http, "gpt2", 262)  # " the"
     assert body.text == " the"
     assert set(body.same_in) == {"cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k", "o200k_harmony",
-                                 "mistral_v3", "mistral_tekken", "qwen3_6", "deepseek_v4"}
+                                 "mistral_v3", "mistral_tekken", "qwen3_6", "deepseek_v4", "llama3", "llama4"}
     for name in ("cl100k_base", "o200k_base"):
         assert body.same_in[name] == tiktoken_reference[name].encode_single_token(b" the")
     assert body.same_in["mistral_v1"] == sentencepiece_reference("mistral_v1").piece_to_id("\u2581the")

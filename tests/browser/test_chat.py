@@ -61,9 +61,9 @@ MISTRAL_CHAT = [("system", "", "Sei kurz. [INST] stays text"), ("user", "", "Wie
 
 
 @pytest.mark.parametrize("tokenizer", ["cl100k_base", "o200k_base", "o200k_harmony", "mistral_v1", "mistral_v3",
-                                       "mistral_tekken"])
+                                       "mistral_tekken", "llama3", "llama4"])
 def test_chat_prompt_is_drawn_as_the_model_sees_it(page, registry, live_server, tokenizer):
-    chat = MISTRAL_CHAT if tokenizer.startswith("mistral") else CHAT
+    chat = MISTRAL_CHAT if tokenizer.startswith(("mistral", "llama")) else CHAT  # no names
     open_chat(page, tokenizer, chat)
     expect_prompt(page, registry, tokenizer, chat)
     expected = rendered(registry, tokenizer, chat)

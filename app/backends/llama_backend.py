@@ -1,0 +1,92 @@
+"""Llama 3 and Llama 4 (llama3, llama4): tiktoken vocabularies as Meta's llama-models builds them.
+
+Facts from llama-models 0.3.0 (`llama_models/llama3/tokenizer.py`, `llama4/tokenizer.py`):
+- llama3: 128,000 ranks, its own split pattern (LLAMA3_PATTERN), then 256 special tokens
+  from id 128,000: twelve named ones (two of them reserved_0 and reserved_1), then
+  `<|reserved_special_token_2|>` to `<|reserved_special_token_245|>`.
+- llama4: 200,000 ranks, o200k_base's split pattern, then 2,048 special tokens from id
+  200,000: five basic ones, 75 text post-training ones (header, eom/eot, python, reserved),
+  1,054 vision ones, ten reasoning ones, then `<|reserved_special_token_0|>` to `_903|>`.
+- Its `encode` cuts the text before encoding: into blocks of 400,000 characters, and each
+  block wherever a run of whitespace (or of non-whitespace, `str.isspace`) reaches 25,000
+  characters, the run going on in a new piece; the pieces are encoded one by one. We cut
+  at the same places, so ids equal `Tokenizer.get_instance().encode(text, bos=False,
+  eos=False)` on every text (its default: special-token strings are text), or with
+  `allowed_special="all"` when special tokens are allowed.
+Left out: bos/eos (the chat formats add `<|begin_of_text|>` themselves).
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.backends.tiktoken_backend import TiktokenTokenizer
+
+LLAMA3_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
+
+def _numbered(stem: str, first: int, count: int) -> list[str]:
+    return [f"<|{stem}{i}|>" for i in range(first, first + count)]
+
+
+def _ids(names: list[str], first_id: int) -> dict[str, int]:
+    return {name: first_id + i for i, name in enumerate(names)}
+
+
+LLAMA3_SPECIALS = _ids(
+    [
+        "<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
+        "<|finetune_right_pad_id|>", "<|step_id|>", "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>",
+        "<|eot_id|>", "<|python_tag|>", "<|image|>",
+    ] + _numbered("reserved_special_token_", 2, 244),
+    128000,
+)
+
+_LLAMA4_NAMED = (
+    ["<|begin_of_text|>", "<|end_of_text|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"]
+    + ["<|header_start|>", "<|header_end|>", "<|eom|>", "<|eot|>", "<|step|>"]
+    + _numbered("text_post_train_reserved_special_token_", 0, 6)
+    + ["<|python_start|>", "<|python_end|>", "<|finetune_right_pad|>"]
+    + _numbered("text_post_train_reserved_special_token_", 8, 61)
+    + ["<|image_start|>", "<|image_end|>", "<|vision_reserved_special_token_0|>", "<|vision_reserved_special_token_1|>",
+       "<|tile_x_separator|>", "<|tile_y_separator|>"]
+    + _numbered("vision_reserved_special_token_", 2, 4)
+    + ["<|image|>", "<|vision_reserved_special_token_6|>", "<|patch|>"]
+    + _numbered("vision_reserved_special_token_", 7, 1041)
+    + _numbered("reasoning_reserved_special_token_", 0, 8)
+    + ["<|reasoning_thinking_start|>", "<|reasoning_thinking_end|>"]
+)
+LLAMA4_SPECIALS = _ids(_LLAMA4_NAMED + _numbered("reserved_special_token_", 0, 2048 - len(_LLAMA4_NAMED)), 200000)
+
+BLOCK_CHARS = 400_000
+RUN_CHARS = 25_000
+_RUNS = re.compile(r"\s+|\S+")  # Python's \s is str.isspace
+
+
+def cut_points(text: str) -> list[int]:
+    """Where llama-models' encode cuts `text` (block starts and long-run cuts), 0 and len(text) excluded."""
+    cuts: list[int] = []
+    for block in range(0, len(text), BLOCK_CHARS):
+        if block:
+            cuts.append(block)
+        chunk = text[block : block + BLOCK_CHARS]
+        if len(chunk) <= RUN_CHARS:
+            continue
+        for run in _RUNS.finditer(chunk):
+            start, end = run.span()
+            cuts += [block + at for at in range(start + RUN_CHARS, end, RUN_CHARS)]
+    return cuts
+
+
+class LlamaTokenizer(TiktokenTokenizer):
+    def encode(self, text: str, allow_special: bool = False) -> list[int]:
+        if len(text) <= RUN_CHARS:
+            return super().encode(text, allow_special)
+        bounds = [0, *cut_points(text), len(text)]
+        ids: list[int] = []
+        for start, end in zip(bounds, bounds[1:]):
+            ids += super().encode(text[start:end], allow_special)
+        return ids
