@@ -300,17 +300,6 @@
 
   // Roving focus: one tab stop per token list, arrows move between its tokens.
   var KEYS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, Home: "first", End: "last" };
-  // A name picked from the list of matches is typed into its box and applied (or added).
-  document.addEventListener("click", function (event) {
-    var pick = event.target.closest && event.target.closest("button[data-pick-name]");
-    if (!pick || pick.disabled) return;
-    var box = pick.closest("[data-model-search], [data-pick-search]"), input = box && box.querySelector("input");
-    if (!input) return;
-    input.value = pick.dataset.pickName;
-    input.focus();
-    if (box.matches("[data-pick-search]")) addPick(input);
-    else { clearTimeout(typingTimer); applyModel(input); }
-  });
   document.addEventListener("keydown", function (event) {
     var el = event.target;
     if (!el.matches || !el.matches(".tok") || !(event.key in KEYS)) return;
@@ -594,17 +583,6 @@
     // A pick from the list applies at once; typing waits for a pause.
     if (!event.inputType || event.inputType === "insertReplacementText") applyModel(input);
     else typingTimer = setTimeout(function () { applyModel(input); }, 350);
-  });
-  // A name picked from the list of matches is typed into its box and applied (or added).
-  document.addEventListener("click", function (event) {
-    var pick = event.target.closest && event.target.closest("button[data-pick-name]");
-    if (!pick || pick.disabled) return;
-    var box = pick.closest("[data-model-search], [data-pick-search]"), input = box && box.querySelector("input");
-    if (!input) return;
-    input.value = pick.dataset.pickName;
-    input.focus();
-    if (box.matches("[data-pick-search]")) addPick(input);
-    else { clearTimeout(typingTimer); applyModel(input); }
   });
   document.addEventListener("keydown", function (event) {
     var input = event.target;
