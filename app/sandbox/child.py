@@ -12,7 +12,9 @@
 An answer is ("ok", value) or (problem, detail) with problem one of "invalid", "memory",
 "slow" or "missing" (no vocabulary under that key: send it with the search). `serve` runs the loop on
 stdin and stdout; the upload-checking child calls `handle` in-process (it is limited already).
-Left out: anything but regexes (chat templates would be one more request kind).
+- ("template", source): whether a chat template parses; ("render", source, context,
+  limit_chars, budget_s): its text (app/sandbox/templates.py, with its own answers).
+Left out: any other user code.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from multiprocessing.connection import Connection
 import regex
 
 from app.sandbox.backtrack import probe_problem
+from app.sandbox import templates
 from app.sandbox.limits import memory_bound
 
 COMPILE_BYTES = 128 << 20
@@ -56,6 +59,10 @@ def handle(request: tuple):
         _vocabularies.move_to_end(key)
         compiled = _compile(pattern)
         return _search(compiled, _vocabularies[key], budget_s) if isinstance(compiled, regex.Pattern) else compiled
+    if kind == "template":
+        return templates.check(request[1])
+    if kind == "render":
+        return templates.render(*request[1:])
     raise ValueError(f"unknown sandbox request {kind!r}")
 
 
