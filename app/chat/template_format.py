@@ -6,7 +6,8 @@ tokenizer's special-token strings recognised wherever they are (also inside a me
 no BOS or EOS added beyond what the template writes.
 
 The template sees `messages` (dicts of role, content and name when given),
-`add_generation_prompt=True`, `bos_token`, `eos_token`, `tools=None` and `documents=None`.
+`add_generation_prompt=True`, `bos_token` and `eos_token` (undefined when the template came
+without them), `tools=None` and `documents=None`.
 It runs in a sandbox child (app/sandbox/templates.py: the same Jinja environment as
 transformers), bounded in time (RENDER_WALL_S), output (the `max_text_chars` setting) and
 memory; a template that does not parse, loops, grows too large or calls
@@ -80,8 +81,10 @@ def render_text(template: ChatTemplate, messages: Sequence[ChatMessage]) -> str:
     """The prompt text the template makes of `messages`, the reply primed."""
     listed = [{"role": m.role, "content": m.content, **({"name": m.name} if m.name is not None else {})}
               for m in messages]
-    context = {"messages": listed, "add_generation_prompt": True, "bos_token": template.bos_token,
-               "eos_token": template.eos_token, "tools": None, "documents": None}
+    context = {"messages": listed, "add_generation_prompt": True, "tools": None, "documents": None}
+    for key, token in (("bos_token", template.bos_token), ("eos_token", template.eos_token)):
+        if token is not None:  # as transformers: an unset token is undefined (renders empty), not "None"
+            context[key] = token
     limit = get_settings().max_text_chars
     answer = _ask(("render", template.source, context, limit, RENDER_BUDGET_S), RENDER_WALL_S)
     if answer[0] != "ok":

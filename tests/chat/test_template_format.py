@@ -141,7 +141,7 @@ def test_hostile_templates_are_422s_within_seconds(deepseek, case):
         formatted(deepseek, source).render(deepseek, [ChatMessage("user", "hi")])
     assert refused.value.status == 422 and said in str(refused.value)
     assert time.monotonic() - started < 20  # generous: the bound is 5 s, on a loaded machine
-    assert render_text(ChatTemplate("{{ messages[0].content }}!"), [ChatMessage("user", "ok")]) == "ok!"
+    assert render_text(ChatTemplate("{{ bos_token }}{{ messages[0].content }}!"), [ChatMessage("user", "ok")]) == "ok!"
 
 
 def test_a_template_that_does_not_parse_names_its_line():
