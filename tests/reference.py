@@ -22,6 +22,7 @@ import gzip
 import hashlib
 import os
 import tempfile
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -207,9 +208,11 @@ def mistral_chat_ids(our_name: str, messages) -> list[int]:
     return mistral_chat_reference(our_name).encode_chat_completion(request).tokens
 
 
-def _stub_torch() -> None:
+@contextmanager
+def _torch_stubbed():
     """llama-models' llama4 chat format imports torch and torchvision (for images only): empty
-    stand-ins in sys.modules, unless the real ones are installed."""
+    stand-ins in sys.modules while it is imported, unless the real ones are installed. They are
+    taken out again after, so that other libraries (transformers) do not take them for torch."""
     import sys
     import types
     from importlib.util import find_spec
@@ -220,10 +223,16 @@ def _stub_torch() -> None:
                 raise AttributeError(name)
             return type(name, (), {})
 
-    if "torch" in sys.modules or find_spec("torch") is not None:
-        return
-    for name in ("torch", "torchvision", "torchvision.transforms", "torchvision.transforms.functional"):
-        sys.modules[name] = Stub(name)
+    added = []
+    if "torch" not in sys.modules and find_spec("torch") is None:
+        for name in ("torch", "torchvision", "torchvision.transforms", "torchvision.transforms.functional"):
+            sys.modules[name] = Stub(name)
+            added.append(name)
+    try:
+        yield
+    finally:
+        for name in added:
+            sys.modules.pop(name, None)
 
 
 @lru_cache(maxsize=None)
@@ -232,8 +241,8 @@ def llama_chat_reference(our_name: str):
     if our_name == "llama3":
         from llama_models.llama3.chat_format import ChatFormat
     else:
-        _stub_torch()
-        from llama_models.llama4.chat_format import ChatFormat
+        with _torch_stubbed():
+            from llama_models.llama4.chat_format import ChatFormat
     return ChatFormat(llama_reference(our_name))
 
 

@@ -95,7 +95,7 @@ class Sandbox:
         try:
             child = self._idle.get(timeout=WAIT_S)
         except queue.Empty:
-            busy = TokenprismError(f"all {self.children} sandbox processes that run user regular expressions are "
+            busy = TokenprismError(f"all {self.children} sandbox processes that run user regular expressions and chat templates are "
                                    "busy; try again in a few seconds", code="server_busy", status=503)
             busy.headers = {"Retry-After": "5"}
             raise busy from None
