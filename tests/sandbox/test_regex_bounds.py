@@ -187,3 +187,21 @@ def test_a_long_deepseek_encode_lets_other_threads_run():
         thread.join()
     assert len(ids) > 100_000
     assert ticks[0] > 20, f"the other thread ran {ticks[0]} times during the encode (the GIL was held)"
+
+
+def test_the_backtracking_probe_does_not_count_time_spent_waiting_for_the_cpu():
+    """A linear pattern on a busy machine: its run is descheduled for a time that grows with
+    the text (here a sleep, quadratic in the length) while its own work stays linear. Timed by
+    the wall clock the probe took that for backtracking and refused deepseek_v4's own
+    tokenizer.json (`\\p{N}{1,3}`) when other processes had the CPU; in CPU time it passes."""
+    import regex
+
+    compiled = regex.compile(r"\p{N}{1,3}")
+
+    def busy_machine(text: str) -> None:
+        compiled.findall(text)
+        time.sleep(len(text) ** 2 * 2e-11)  # 5 ms at 16,384 characters, 0.3 ms at 4,096
+
+    assert backtrack.probe_problem(r"\p{N}{1,3}", busy_machine) is None
+    assert backtrack.probe_problem(r"(q|qq)+r", lambda text: regex.compile(r"(q|qq)+r").findall(text, timeout=1)) \
+        is not None  # a pattern that truly backtracks is still refused
