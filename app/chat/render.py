@@ -24,6 +24,8 @@ Formats (each exact against its reference library, tests/chat):
   (`<|start_header_id|>` role `<|end_header_id|>` "\n\n", llama4's `<|header_start|>`...)
   content `<|eot_id|>` (`<|eot|>`), then the assistant's header, as llama-models'
   `ChatFormat.encode_dialog_prompt`; see app/chat/llama_format.py.
+- `template` (any tokenizer added with a chat template): the model's own Jinja template as
+  transformers' `apply_chat_template` renders it; see app/chat/template_format.py.
 
 Content is always text: a special-token string typed in a message is ordinary tokens.
 Left out: tools, channels, images.
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 
 from app.chat.llama_format import LLAMA3, LLAMA4
 from app.chat.mistral_format import MISTRAL
+from app.chat.template_format import TemplateFormat
 from app.errors import InvalidInput, excerpt
 from app.tokenizers.base import Tokenizer
 from app.chat.messages import ChatMessage
@@ -147,24 +150,32 @@ HARMONY = Framing(
     {"o200k_harmony": {"<|start|>": 200006, "<|message|>": 200008, "<|end|>": 200007}},
     roles=("system", "developer", "user", "assistant"),
 )
-FORMATS = {f.name: f for f in (CHATML, HARMONY, MISTRAL, LLAMA3, LLAMA4)}
+FORMATS = {f.name: f for f in (CHATML, HARMONY, MISTRAL, LLAMA3, LLAMA4, TemplateFormat())}
 DEFAULT_FORMAT = {"cl100k_base": "chatml", "o200k_base": "chatml", "o200k_harmony": "harmony",
                   "mistral_v1": "mistral", "mistral_v3": "mistral", "mistral_tekken": "mistral",
                   "llama3": "llama3", "llama4": "llama4"}
+WHICH_CHAT = f"{', '.join(DEFAULT_FORMAT)} and tokenizers added with a chat template"
 
 
-def formats_for(tokenizer_name: str) -> list[str]:
-    return [name for name, f in FORMATS.items() if tokenizer_name in f.ids]
+def formats_for(tokenizer_name: str, has_template: bool = False) -> list[str]:
+    """The chat formats of a tokenizer, its default first; `template` when it came with a chat
+    template (`Registry.has_chat_template` tells by name, `formats_of` for a built tokenizer)."""
+    names = [name for name, f in FORMATS.items() if tokenizer_name in f.ids]
+    names.sort(key=lambda name: name != DEFAULT_FORMAT.get(tokenizer_name))
+    return names + ["template"] if has_template else names
+
+
+def formats_of(tokenizer: Tokenizer) -> list[str]:
+    return formats_for(tokenizer.name, tokenizer.chat_template is not None)
 
 
 def render(tokenizer: Tokenizer, messages: Sequence[ChatMessage], format_name: str | None = None) -> Rendered:
     """The prompt `messages` make for `tokenizer` in `format_name` (default: the tokenizer's own);
     an `InvalidInput` names the formats and roles allowed when these are not."""
-    allowed = formats_for(tokenizer.name)
+    allowed = formats_of(tokenizer)
     if not allowed:
-        with_formats = ", ".join(DEFAULT_FORMAT)
-        raise InvalidInput(f"{tokenizer.name} has no chat format here; chat prompts work with {with_formats}")
-    name = format_name or DEFAULT_FORMAT[tokenizer.name]
+        raise InvalidInput(f"{tokenizer.name} has no chat format here; chat prompts work with {WHICH_CHAT}")
+    name = format_name or allowed[0]
     if name not in allowed:
         raise InvalidInput(f"format {excerpt(name)} does not fit {tokenizer.name}; use {' or '.join(map(repr, allowed))}")
     chat_format = FORMATS[name]

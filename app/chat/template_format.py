@@ -23,12 +23,13 @@ to the earlier message up to and including its first special token (its end of t
 the rest to the later one (the next header); framing before the first content goes to
 the first message found, after the last one's end of turn to none (the reply priming).
 Left out: tools, documents, `{% generation %}` masks, continuing a final message.
+Templates come from files users add: app/chat/template_files.py reads them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from app.chat.messages import ChatMessage
 from app.errors import InvalidInput
@@ -43,9 +44,10 @@ PARSE_WALL_S = 5.0
 
 @dataclass(frozen=True)
 class ChatTemplate:
-    source: str
+    source: str  # the template chats are rendered with
     bos_token: str | None = None
     eos_token: str | None = None
+    others: tuple[tuple[str, str], ...] = ()  # further named templates of the same file (e.g. "tool_use")
 
 
 def _ask(request: tuple, wall_s: float) -> tuple:
@@ -116,25 +118,18 @@ def _owners(text: str, tokens, messages: Sequence[ChatMessage]) -> list[tuple[in
     return owners
 
 
-@dataclass
 class TemplateFormat:
-    """The `template` format for every tokenizer given a template (`add`); fits render.FORMATS."""
+    """The `template` format: for every tokenizer that came with a chat template (its
+    `chat_template`, set from the stored upload's facts); fits render.FORMATS."""
 
-    name: str = "template"
-    templates: dict[str, ChatTemplate] = field(default_factory=dict)
-    roles: tuple[str, ...] = ("system", "user", "assistant", "tool", "developer")
-
-    @property
-    def ids(self) -> dict[str, ChatTemplate]:  # what render.formats_for looks a tokenizer up in
-        return self.templates
-
-    def add(self, tokenizer_name: str, template: ChatTemplate) -> None:
-        self.templates[tokenizer_name] = template
+    name = "template"
+    ids: dict = {}  # no tokenizer has it by name (render.formats_for): it goes with the template
+    roles = ("system", "user", "assistant", "tool", "developer")
 
     def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage]):
         from app.chat.render import Part, Rendered
 
-        text = render_text(self.templates[tokenizer.name], messages)
+        text = render_text(tokenizer.chat_template, messages)
         tokens = tokenizer.tokenize(text, allow_special=True)
         owners = _owners(text, tokens, messages)
         parts: list[Part] = []

@@ -2,7 +2,8 @@
 
 `add FILE --name NAME` checks the file as an upload is checked (uploads.py: kind detected
 from the content unless --kind, loaded and tested in a limited child process) and stores
-it in the data directory, where the CLI and the web app find it at once. `remove NAME`
+it in the data directory, where the CLI and the web app find it at once; with
+`--chat-template FILE` (a tokenizer_config.json or .jinja) its chats use that template. `remove NAME`
 deletes a tokenizer that was added or trained; built-ins cannot be removed.
 """
 
@@ -12,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from app.chat import template_files
 from app.cli.io import CliError
 from app.settings import get_settings
 from app.tokenizers import uploads
@@ -41,12 +43,30 @@ def cmd_add(args) -> None:
             special = json.loads(args.special)
         except ValueError:
             raise CliError('--special must be a JSON object such as \'{"<|endoftext|>": 100257}\'') from None
+    template = _read_template(args.chat_template) if args.chat_template else None
     facts, data = uploads.check(data, args.name, args.description or "", kind=args.kind, pattern=args.pattern,
-                                special_tokens=special, source_name=path.name, max_vocab=settings.max_upload_vocab)
+                                special_tokens=special, source_name=path.name, max_vocab=settings.max_upload_vocab,
+                                chat_template=template)
     stored = uploads.store(settings.user_tokenizer_dir, args.name, facts, data, replace=args.force)
-    print(f"added {args.name}: {facts.kind}, {facts.vocab_size:,} ids, sha256 {facts.sha256[:16]}…, "
+    chat = f", chat template from {args.chat_template}" if template else ""
+    print(f"added {args.name}: {facts.kind}, {facts.vocab_size:,} ids{chat}, sha256 {facts.sha256[:16]}…, "
           f"stored in {stored}\ntry: tokenprism encode -t {args.name} FILE  (the web app lists it too)",
           file=sys.stderr)
+
+
+def _read_template(name: str) -> dict:
+    """The chat template file `name`, checked (app/chat/template_files.py), as stored in the facts."""
+    path = Path(name)
+    try:
+        if not path.is_file():
+            raise CliError(f"{name} is not a regular file; give a tokenizer_config.json or a .jinja file")
+        with path.open("rb") as handle:
+            data = handle.read(template_files.MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise CliError(f"no such file: {name}; check the --chat-template path") from None
+    except PermissionError:
+        raise CliError(f"cannot read {name}: permission denied") from None
+    return template_files.to_facts(template_files.read(data, path.name), path.name)
 
 
 def cmd_remove(args) -> None:
@@ -66,6 +86,8 @@ def add_store_commands(add) -> None:
     sub.add_argument("--kind", choices=uploads.KINDS, help="the file's kind (default: detected from its content)")
     sub.add_argument("--pattern", help="for a .tiktoken file: gpt2, gpt4 (cl100k), o200k, or a split regex")
     sub.add_argument("--special", metavar="JSON", help='for a .tiktoken file: special tokens, {"<|endoftext|>": 100257}')
+    sub.add_argument("--chat-template", metavar="FILE", help="the model's tokenizer_config.json (its chat_template) "
+                     "or a .jinja template: chats are rendered with it (the 'template' chat format)")
     sub.add_argument("--description", help="one line shown in the tokenizer lists")
     sub.add_argument("--force", action="store_true", help="replace an existing tokenizer of that name")
     sub = add("remove", cmd_remove, "remove a tokenizer that was added or trained")

@@ -22,6 +22,7 @@ class Tokenizer(ABC):
     name: str
     kind: str
     description: str
+    chat_template = None  # an app.chat.template_format.ChatTemplate when the tokenizer was added with one
 
     @property
     @abstractmethod

@@ -57,6 +57,7 @@ class Entry:
     version: object = None  # a user file's identity (device, inode, size, mtime): a new value means rebuild
     user: bool = False
     path: Path | None = None  # a user file
+    chat_template: bool = False  # it was added with a chat template (the `template` chat format)
 
     def info(self) -> dict:
         return {"name": self.name, "kind": self.kind, "vocab_size": self.vocab_size, "description": self.description,
@@ -182,6 +183,17 @@ class Registry:
         """The files in the user tokenizer folder by name, usable or not (see user_models.py)."""
         return self._user_models.models() if self._user_models is not None else {}
 
+    def chat_formats(self, name: str) -> list[str]:
+        """The chat formats of tokenizer `name`, its default first ([] for none), without building it."""
+        from app.chat.render import formats_for  # the chat formats import tokenizers
+
+        return formats_for(name, self.has_chat_template(name))
+
+    def has_chat_template(self, name: str) -> bool:
+        """Whether the tokenizer `name` was added with a chat template (built-ins never are)."""
+        entry = None if name in self._entries else self._user().get(name)
+        return entry is not None and entry.chat_template
+
     def is_builtin(self, name: str) -> bool:
         return self._aliases.get(name, name) in self._entries
 
@@ -275,14 +287,21 @@ def _user_entry(model: UserModel) -> Entry:
             from app.tokenizers import uploads
 
             facts, data = uploads.read_stored(model.path)
-            return uploads.build(facts.kind, data, model.name, facts.description, facts.pattern, facts.special_tokens)
+            tokenizer = uploads.build(facts.kind, data, model.name, facts.description, facts.pattern,
+                                      facts.special_tokens)
+            if facts.chat_template is not None:
+                from app.chat.template_files import from_facts
+
+                tokenizer.chat_template = from_facts(facts.chat_template)
+            return tokenizer
         from app.bpe.model import BPETokenizer  # late import: bpe imports this package
 
         return BPETokenizer.load(model.path, name=model.name)
 
     header = model.header
     return Entry(model.name, model.kind, header.vocab_size, header.description, build,
-                 version=model.identity, user=True, path=model.path)
+                 version=model.identity, user=True, path=model.path,
+                 chat_template=getattr(model.facts, "chat_template", None) is not None)
 
 
 def default_registry(settings: Settings) -> Registry:

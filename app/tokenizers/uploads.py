@@ -69,6 +69,7 @@ class Facts:
     added: str  # ISO 8601, UTC
     pattern: str | None = None  # tiktoken only: a PATTERN_NAMES name or a regex
     special_tokens: dict[str, int] = field(default_factory=dict)  # tiktoken only
+    chat_template: dict | None = None  # given with the file: app.chat.template_files.to_facts
 
 
 def detect_kind(data: bytes) -> str:
@@ -152,9 +153,10 @@ def vocab_refusal(size: int, max_vocab: int) -> InvalidInput:
 
 def check(data: bytes, name: str, description: str, kind: str | None = None, pattern: str | None = None,
           special_tokens: dict[str, int] | None = None, source_name: str = "",
-          max_vocab: int | None = None) -> tuple[Facts, bytes]:
+          max_vocab: int | None = None, chat_template: dict | None = None) -> tuple[Facts, bytes]:
     """Check a user's file in a limited child process; its facts and the bytes to store. A vocabulary
-    over `max_vocab` entries (default: the max_upload_vocab setting) is refused."""
+    over `max_vocab` entries (default: the max_upload_vocab setting) is refused. `chat_template`
+    (checked already, see app/chat/template_files.py) is kept in the facts."""
     if max_vocab is None:
         from app.settings import get_settings
 
@@ -185,7 +187,7 @@ def check(data: bytes, name: str, description: str, kind: str | None = None, pat
     facts = Facts(kind=kind, vocab_size=found["vocab_size"], description=description or found["description"] or f"added from {source_name or 'a file'} ({kind})",
                   sha256=hashlib.sha256(data).hexdigest(), size=len(data), source_name=source_name[:200],
                   added=datetime.now(timezone.utc).isoformat(timespec="seconds"), pattern=pattern,
-                  special_tokens=dict(special_tokens or {}))
+                  special_tokens=dict(special_tokens or {}), chat_template=chat_template)
     return facts, data
 
 
@@ -226,6 +228,9 @@ def store(folder: Path, name: str, facts: Facts, data: bytes, replace: bool = Fa
                                   code="name_taken", status=409)
         _check_room(folder, len(data), replacing=path)
         line = json.dumps(asdict(facts), ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        if len(line) > MAX_FACTS_BYTES:
+            raise InvalidInput(f"the file's facts (special tokens, chat template) take {len(line):,} bytes, over "
+                               f"{MAX_FACTS_BYTES:,}; send fewer special tokens or a shorter template")
         write_atomically(path, line + data, overwrite=replace)
         if replace:
             trained.unlink(missing_ok=True)
@@ -304,4 +309,8 @@ def _parse_facts(line: bytes, path: Path) -> Facts:
         raise TokenizerFileError(f"{problem} ({error}); remove it and add the file again") from None
     if facts.kind not in KINDS or not isinstance(facts.vocab_size, int):
         raise TokenizerFileError(f"{problem} (kind {facts.kind!r}); remove it and add the file again")
+    template = facts.chat_template
+    if template is not None and not (isinstance(template, dict) and isinstance(template.get("template"), str)
+                                     and isinstance(template.get("others", {}), dict)):
+        raise TokenizerFileError(f"{problem} (its chat template); remove it and add the file again")
     return facts

@@ -26,7 +26,8 @@ from fastapi.responses import Response
 
 from app.errors import BadTokenId, InvalidInput, TextTooLarge
 from app.tokenizers import models
-from app.chat.render import DEFAULT_FORMAT, formats_for
+from app.chat.render import formats_of
+from app.chat.template_files import describe
 from app.chat.messages import ChatMessage
 from app.tokenizers.tokens import text_and_ranges, text_stats
 from app.web import engine_calls, schemas
@@ -146,8 +147,9 @@ async def get_tokenizer(request: Request, name: str):
         "models": models.models_for(tokenizer.name),
         "builtin": registry.is_builtin(tokenizer.name),
         "special_tokens": special,
-        "chat_counting": tokenizer.name in DEFAULT_FORMAT,
-        "chat_formats": formats_for(tokenizer.name),
+        "chat_counting": bool(formats_of(tokenizer)),
+        "chat_formats": formats_of(tokenizer),
+        "chat_template": describe(tokenizer.chat_template) if tokenizer.chat_template is not None else None,
     }
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from app.errors import InvalidInput, TextTooLarge, TokenprismError
-from app.chat.render import DEFAULT_FORMAT, Rendered, formats_for, render
+from app.chat.render import WHICH_CHAT, Rendered, render
 from app.settings import Settings
 from app.tokenizers.base import Tokenizer
 from app.chat.messages import ChatMessage
@@ -167,10 +167,10 @@ def count_messages(
     renders it (so the two endpoints agree). Every name is checked for a format before any renders."""
     cleaned = check_messages(messages, settings)
     names = check_tokenizer_names(names, registry, settings)
-    if without := [name for name in names if not formats_for(name)]:
+    if without := [name for name in names if not registry.chat_formats(name)]:
         raise InvalidInput(
             f"{', '.join(without)} {'has' if len(without) == 1 else 'have'} no chat format here; chat prompts "
-            f"are counted for {', '.join(DEFAULT_FORMAT)}. Choose among those, or count the text with \"text\""
+            f"are counted for {WHICH_CHAT}. Choose among those, or count the text with \"text\""
         )
     return {name: render(registry.get(name), cleaned) for name in names}
 

@@ -204,6 +204,13 @@ class TokenizersResponse(Response):
     tokenizers: list[TokenizerInfo]
 
 
+class ChatTemplateInfo(Response):
+    template: str = Field(description="The Jinja chat template chats are rendered with.")
+    bos_token: str | None = Field(description="The template's bos_token; null when its file gave none (undefined).")
+    eos_token: str | None = Field(description="The template's eos_token; null when its file gave none.")
+    other_templates: list[str] = Field(description="Names of the file's other templates (e.g. tool_use), kept.")
+
+
 class TokenizerDetail(TokenizerInfo):
     builtin: bool = Field(description="Shipped with tokenprism (false: trained by a user).")
     special_tokens: dict[str, int] = Field(
@@ -211,6 +218,8 @@ class TokenizerDetail(TokenizerInfo):
     )
     chat_counting: bool = Field(description="Whether /api/count and /api/chat accept `messages` for this tokenizer.")
     chat_formats: list[str] = Field(description="Its chat formats (POST /api/chat), the default first; [] for none.")
+    chat_template: ChatTemplateInfo | None = Field(
+        None, description="The chat template it was added with (the `template` format); null for none.")
 
 
 class ModelInfo(Response):

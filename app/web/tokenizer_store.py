@@ -1,8 +1,10 @@
 """Adding and removing tokenizers from the web: the API and the /tokenizers page.
 
 POST /api/tokenizers (multipart: `file`, `name`, optional `kind`, `pattern`,
-`special_tokens` as JSON, `description`, `replace`) checks the file in a limited child
-process (app/tokenizers/uploads.py) and stores it: 201 with the tokenizer's facts.
+`special_tokens` as JSON, `description`, `replace`, `chat_template`) checks the file in a
+limited child process (app/tokenizers/uploads.py) and stores it: 201 with the tokenizer's
+facts. `chat_template` (a file or a text field: a tokenizer_config.json or a .jinja
+template, app/chat/template_files.py) gives the tokenizer the `template` chat format.
 DELETE /api/tokenizers/{name}: 204 for an added or trained tokenizer, 403 for a built-in.
 The page lists every tokenizer with an upload form and delete buttons; its forms post to
 /tokenizers and /tokenizers/{name}/delete, so it works without JavaScript.
@@ -20,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request
@@ -27,6 +30,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
+from app.chat import template_files
 from app.errors import InvalidInput, TokenprismError, excerpt
 from app.tokenizers import uploads
 from app.web import schemas
@@ -34,7 +38,8 @@ from app.web.deps import services
 from app.web.edge.json_body import dumps
 
 router = APIRouter()
-FORM_FIELDS = ("file", "name", "kind", "pattern", "special_tokens", "description", "replace", "token")
+FORM_FIELDS = ("file", "name", "kind", "pattern", "special_tokens", "description", "replace", "token", "chat_template")
+TEXT_FIELDS = FORM_FIELDS[1:-1]
 _STATUSES = {
     400: "The Host is not one this server answers (TOKENPRISM_ALLOWED_HOSTS), or the multipart body cannot be parsed.",
     401: "TOKENPRISM_ADMIN_TOKEN is set and the request has no or a wrong 'Authorization: Bearer' token.",
@@ -58,6 +63,9 @@ _UPLOAD_FORM = {
         "special_tokens": {"type": "string", "description": '.tiktoken only, JSON: {"<|endoftext|>": 100257}'},
         "description": {"type": "string"},
         "replace": {"type": "boolean", "description": "replace a tokenizer of that name"},
+        "chat_template": {"type": "string", "format": "binary", "description": "optional: the model's "
+                          "tokenizer_config.json (its chat_template, bos_token, eos_token) or a .jinja template; "
+                          "gives the tokenizer the 'template' chat format"},
     },
 }
 
@@ -116,12 +124,19 @@ def check_same_site(request: Request) -> None:
                         f"tokenizers; {fix}")
 
 
-async def read_upload(request: Request) -> tuple[dict[str, str], UploadFile]:
+@dataclass(frozen=True)
+class Upload:
+    fields: dict[str, str]
+    file: UploadFile
+    chat_template: UploadFile | str | None  # a file part or a text field; None when not sent or empty
+
+
+async def read_upload(request: Request) -> Upload:
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         raise TokenprismError("send the file as multipart/form-data with a 'file' field (curl -F file=@PATH -F name=NAME)",
                               code="unsupported_media_type", status=415)
     try:
-        form = await request.form(max_files=1, max_fields=len(FORM_FIELDS), max_part_size=1 << 20)
+        form = await request.form(max_files=2, max_fields=len(FORM_FIELDS), max_part_size=1 << 20)
     except MultiPartException as error:
         raise InvalidInput(f"the form could not be read ({error.message}); send one file and the named fields") from None
     unknown = sorted(set(form.keys()) - set(FORM_FIELDS))
@@ -131,17 +146,33 @@ async def read_upload(request: Request) -> tuple[dict[str, str], UploadFile]:
     if not isinstance(upload, UploadFile):
         raise InvalidInput("the form has no file: send the tokenizer file in a 'file' field")
     fields = {}
-    for key in FORM_FIELDS[1:]:
+    for key in TEXT_FIELDS:
         value = form.get(key)
         if isinstance(value, UploadFile):
             raise InvalidInput(f"form field {excerpt(key)} must be text, not a file")
         if value not in (None, ""):
             fields[key] = value
-    return fields, upload
+    template = form.get("chat_template")
+    if isinstance(template, UploadFile) and not template.filename and not template.size:
+        template = None  # a page's file input left empty
+    return Upload(fields, upload, template or None)
 
 
-async def add_tokenizer(request: Request, fields: dict[str, str], upload: UploadFile) -> uploads.Facts:
+async def _read_template(upload: UploadFile | str | None) -> dict | None:
+    """The chat template sent with a tokenizer, checked, as stored in its facts; None when none was sent."""
+    if upload is None:
+        return None
+    if isinstance(upload, str):
+        data, file_name = upload.encode("utf-8"), ""
+    else:
+        data, file_name = await upload.read(template_files.MAX_FILE_BYTES + 1), upload.filename or ""
+    template = await asyncio.get_running_loop().run_in_executor(None, template_files.read, data, file_name)
+    return template_files.to_facts(template, file_name)
+
+
+async def add_tokenizer(request: Request, sent: Upload) -> uploads.Facts:
     settings, registry, _ = services(request)
+    fields, upload = sent.fields, sent.file
     name = fields.get("name")
     if not name:
         raise InvalidInput("the form has no name: send the name to use the tokenizer by in a 'name' field")
@@ -159,10 +190,12 @@ async def add_tokenizer(request: Request, fields: dict[str, str], upload: Upload
         except ValueError:
             raise InvalidInput('special_tokens must be JSON such as {"<|endoftext|>": 100257}') from None
     replace = fields.get("replace", "").lower() in ("1", "true", "yes", "on")
+    template = await _read_template(sent.chat_template)
     facts, data = await asyncio.get_running_loop().run_in_executor(
         None, lambda: uploads.check(data, name, fields.get("description", ""), kind=fields.get("kind"),
                                     pattern=fields.get("pattern"), special_tokens=special,
-                                    source_name=upload.filename or "", max_vocab=settings.max_upload_vocab))
+                                    source_name=upload.filename or "", max_vocab=settings.max_upload_vocab,
+                                    chat_template=template))
     uploads.store(settings.user_tokenizer_dir, name, facts, data, replace=replace)
     return facts
 
@@ -178,7 +211,8 @@ def remove_tokenizer(request: Request, name: str) -> None:
 
 def facts_json(name: str, facts: uploads.Facts) -> dict:
     return {"name": name, "kind": facts.kind, "vocab_size": facts.vocab_size, "description": facts.description,
-            "sha256": facts.sha256, "size": facts.size, "source_name": facts.source_name, "added": facts.added}
+            "sha256": facts.sha256, "size": facts.size, "source_name": facts.source_name, "added": facts.added,
+            "chat_formats": ["template"] if facts.chat_template is not None else []}
 
 
 @router.post("/api/tokenizers", tags=["tokenizers"], status_code=201, summary="Add a tokenizer file",
@@ -187,9 +221,10 @@ def facts_json(name: str, facts: uploads.Facts) -> dict:
              openapi_extra={"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": _UPLOAD_FORM}}}})
 async def api_add(request: Request):
     check_write_access(request)
-    fields, upload = await read_upload(request)
-    facts = await add_tokenizer(request, fields, upload)
-    return Response(dumps(facts_json(fields["name"], facts)).encode(), status_code=201, media_type="application/json")
+    sent = await read_upload(request)
+    facts = await add_tokenizer(request, sent)
+    return Response(dumps(facts_json(sent.fields["name"], facts)).encode(), status_code=201,
+                    media_type="application/json")
 
 
 @router.delete("/api/tokenizers/{name}", tags=["tokenizers"], status_code=204, summary="Remove an added tokenizer",
@@ -209,12 +244,12 @@ async def page(request: Request, added: str | None = None, removed: str | None =
 async def page_add(request: Request):
     try:
         check_same_site(request)  # before the body is read
-        fields, upload = await read_upload(request)
-        check_write_access(request, fields.get("token"))
-        await add_tokenizer(request, fields, upload)
+        sent = await read_upload(request)
+        check_write_access(request, sent.fields.get("token"))
+        await add_tokenizer(request, sent)
     except TokenprismError as error:
         return render_page(request, error=error.message, status=error.status)
-    return RedirectResponse(f"/tokenizers?added={fields['name']}", status_code=303)
+    return RedirectResponse(f"/tokenizers?added={sent.fields['name']}", status_code=303)
 
 
 @router.post("/tokenizers/{name}/delete", include_in_schema=False)
@@ -237,7 +272,8 @@ def render_page(request: Request, notice: str | None = None, error: str | None =
         model = user_models.get(info["name"])
         facts = getattr(model, "facts", None)
         origin = "built-in" if registry.is_builtin(info["name"]) else "added" if facts else "trained here"
-        rows.append({**info, "origin": origin, "facts": facts, "removable": origin != "built-in"})
+        rows.append({**info, "origin": origin, "facts": facts, "removable": origin != "built-in",
+                     "chat_formats": registry.chat_formats(info["name"])})
     context = {"page": "tokenizers", "rows": rows, "notice": notice, "error": error,
                "needs_token": bool(settings.admin_token), "max_upload_bytes": settings.max_upload_bytes,
                "kinds": uploads.KINDS}

@@ -110,4 +110,4 @@ def test_pages_offer_the_llama_formats(client):
     page = client.get("/", params={"tokenizer": "llama4", "mode": "chat"})
     assert page.status_code == 200 and "&lt;|header_start|&gt;" in page.text
     compare = client.get("/compare", params={"mode": "chat"}).text
-    assert "chat format (chatml, harmony, mistral, llama3, llama4)" in compare
+    assert "chat format (chatml, harmony, mistral, llama3, llama4, template)" in compare

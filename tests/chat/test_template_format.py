@@ -7,14 +7,15 @@ seconds while the sandbox keeps answering."""
 
 from __future__ import annotations
 
+import copy
 import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from app.chat.messages import ChatMessage
-from app.chat.render import Rendered
-from app.chat.template_format import ChatTemplate, TemplateFormat, check_template, render_text
+from app.chat.render import Rendered, formats_of, render
+from app.chat.template_format import ChatTemplate, check_template, render_text
 from app.errors import InvalidInput
 
 BOS, EOS = "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"
@@ -75,15 +76,16 @@ def reference(deepseek):
                                                 bos_token=BOS, eos_token=EOS)
 
 
-def formatted(tokenizer, source: str) -> TemplateFormat:
-    chat_format = TemplateFormat()
-    chat_format.add(tokenizer.name, ChatTemplate(source, BOS, EOS))
-    return chat_format
+def with_template(tokenizer, source: str):
+    """A copy of the shared tokenizer carrying `source` as its chat template."""
+    given = copy.copy(tokenizer)
+    given.chat_template = ChatTemplate(source, BOS, EOS)
+    return given
 
 
 @pytest.mark.parametrize("style", STYLES)
 def test_text_and_ids_equal_transformers(deepseek, reference, style):
-    chat_format = formatted(deepseek, STYLES[style])
+    tokenizer = with_template(deepseek, STYLES[style])
 
     @HYPOTHESIS
     @given(messages=chats)
@@ -93,7 +95,7 @@ def test_text_and_ids_equal_transformers(deepseek, reference, style):
                                                   tokenize=False)
         want_ids = reference.apply_chat_template(listed, chat_template=STYLES[style], add_generation_prompt=True,
                                                  tokenize=True, return_dict=False)
-        rendered = chat_format.render(deepseek, messages)
+        rendered = render(tokenizer, messages)
         assert isinstance(rendered, Rendered)
         assert rendered.text == want_text
         assert rendered.ids == list(want_ids)
@@ -106,17 +108,17 @@ def test_text_and_ids_equal_transformers(deepseek, reference, style):
 
 def test_names_reach_the_template_and_parts_are_attributed(deepseek):
     messages = [ChatMessage("user", "hello there", name="ann"), ChatMessage("assistant", "hi ann")]
-    rendered = formatted(deepseek, CHATML_STYLE).render(deepseek, messages)
+    rendered = render(with_template(deepseek, CHATML_STYLE), messages)
     assert "<|im_start|>user (ann)\nhello there<|im_end|>" in rendered.text
     content = {p.message: "".join(q.text for q in rendered.parts if q.message == p.message and not q.framing)
                for p in rendered.parts if p.message is not None}
     assert content == {0: "hello there", 1: "hi ann"}
-    zephyr = formatted(deepseek, ZEPHYR_STYLE).render(deepseek, messages)  # its end of turn is a special token
+    zephyr = render(with_template(deepseek, ZEPHYR_STYLE), messages)  # its end of turn is a special token
     assert [(p.text, p.message) for p in zephyr.parts[-3:]] == [("hi ann", 1), (EOS, 1), ("\n<|assistant|>\n", None)]
 
 
 def test_special_tokens_are_parts_of_their_own(deepseek):
-    rendered = formatted(deepseek, LLAMA3_STYLE).render(deepseek, [ChatMessage("user", "hi")])
+    rendered = render(with_template(deepseek, LLAMA3_STYLE), [ChatMessage("user", "hi")])
     first = rendered.parts[0]
     assert (first.text, first.special, first.framing, first.message) == (BOS, True, True, 0)
     assert first.ids == (deepseek.special_tokens[BOS],)
@@ -138,7 +140,7 @@ def test_hostile_templates_are_422s_within_seconds(deepseek, case):
     source, said = HOSTILE[case]
     started = time.monotonic()
     with pytest.raises(InvalidInput) as refused:
-        formatted(deepseek, source).render(deepseek, [ChatMessage("user", "hi")])
+        render(with_template(deepseek, source), [ChatMessage("user", "hi")])
     assert refused.value.status == 422 and said in str(refused.value)
     assert time.monotonic() - started < 20  # generous: the bound is 5 s, on a loaded machine
     assert render_text(ChatTemplate("{{ bos_token }}{{ messages[0].content }}!"), [ChatMessage("user", "ok")]) == "ok!"

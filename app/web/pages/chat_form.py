@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from app.chat.render import FORMATS, DEFAULT_FORMAT, Rendered
+from app.chat.render import FORMATS, Rendered
 from app.errors import TextTooLarge, TokenprismError
 from app.chat.messages import ChatMessage
 from app.tokenizers.tokens import text_stats
@@ -140,10 +140,10 @@ def chat_query(messages: list[ChatMessage]) -> list[tuple[str, str]]:
     return pairs
 
 
-def roles_for(tokenizer_name: str | None) -> tuple[str, ...]:
+def roles_for(registry, tokenizer_name: str | None) -> tuple[str, ...]:
     """The roles the editor offers: those of the tokenizer's chat format."""
-    chat_format = FORMATS.get(DEFAULT_FORMAT.get(tokenizer_name or "", ""))
-    return chat_format.roles if chat_format is not None else ANY_ROLES
+    formats = registry.chat_formats(tokenizer_name) if tokenizer_name else []
+    return FORMATS[formats[0]].roles if formats else ANY_ROLES
 
 
 @dataclass

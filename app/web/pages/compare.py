@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 
-from app.chat.render import DEFAULT_FORMAT
 from app.errors import TokenprismError
 from app.settings import Settings
 from app.tokenizers import models
@@ -106,7 +105,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
     budget = max(500, settings.render_tokens // max(1, len(names)))
     for name in names:  # one tokenizer failing (a damaged file) shows its error in its column
         try:
-            if chat and name not in DEFAULT_FORMAT:
+            if chat and not registry.chat_formats(name):
                 results.append(None)
             elif chat:
                 rendered = render_page_chat(registry, settings, name, messages)
@@ -152,13 +151,15 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
     chosen = [name for name in dict.fromkeys(canonical(registry, asked) for asked in state.tokenizers) if name]
     checked = set(chosen)
     groups = tokenizer_groups(registry, checked)
+    listed = {e.name for _, group in groups for e in group} | set(chosen) | set(names)
+    chat_formats = {name: formats[0] for name in listed if (formats := registry.chat_formats(name))}
     context = {
         **base_context(request, settings, "compare"),
         "state": state,
         "groups": groups,
         "checked": checked,
         "chosen": chosen,
-        "chat_formats": DEFAULT_FORMAT,
+        "chat_formats": chat_formats,
         "no_chat": [c.name for c in columns if c.no_chat],
         "picker_open": not named or bool(state.dropped),  # nothing to compare yet, or too many asked
         "models_of": {e.name: models.models_for(e.name) for _, group in groups for e in group},
@@ -170,8 +171,8 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "chat_rows": message_rows(state.messages, None) if chat else [],
         "chat_counts": {c.name: c.result.rendered.message_counts() for c in counted} if chat else {},
         "chat_reply": {c.name: reply_tokens(c.result.rendered) for c in counted} if chat else {},
-        "chat_roles": list(dict.fromkeys(role for name in [n for n in names if n in DEFAULT_FORMAT] or [None]
-                                         for role in roles_for(name))),
+        "chat_roles": list(dict.fromkeys(role for name in [n for n in names if n in chat_formats] or [None]
+                                         for role in roles_for(registry, name))),
         "editor_oob": is_htmx(request) and chat and request.headers.get("HX-Trigger-Name") not in TYPING_FIELDS,
         "editor_focus": focus_after(state.op, len(state.messages)),
     }
