@@ -5,7 +5,7 @@ A facts file is UTF-8, tab separated, its first line the header naming COLUMNS i
 then one row per model name. Blank lines and lines starting with '#' are skipped. Every
 problem is a `FactsFileError` whose message names the file, the line and the field, says
 what is wrong and how to fix it. Checked: the header; the number of cells; a model name that
-`app.tokenizers.models.find` resolves, said once (case-insensitive); whole numbers of tokens
+`app.tokenizers.models.find` resolves (a '*' only after a prefix rule's name), said once (case-insensitive); whole numbers of tokens
 and non-negative decimal prices, or empty (not published); a context window at least the
 largest output; a source that is an http(s) URL; a read_on date as YYYY-MM-DD. Bounded: a file
 over MAX_BYTES or with more than MAX_ROWS rows is refused unread past the bound.
@@ -116,6 +116,9 @@ def _row(where: _Where, number: int, line: str) -> ModelFact:
     if models.bare(model) != model.lower():
         raise where.fail(number, "model", f"{_shown(model)} names a Hub organisation; give the model name without "
                          "it, as GET /api/models lists it")
+    if "*" in model and not any(rule.prefix and rule.label.lower() == model.lower() for rule in models.MODELS):
+        raise where.fail(number, "model", f"{_shown(model)} is no prefix rule; name a rule as GET /api/models "
+                         "lists it, with '*' after its name (gpt-4o-*)")
     if models.find(model) is None:
         raise where.fail(number, "model", f"{_shown(model)} is no model name tokenprism knows, so no count would "
                          "ever use it; use a name from GET /api/models, or one that starts like a prefix rule there")

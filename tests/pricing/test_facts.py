@@ -67,7 +67,8 @@ def test_prices_are_the_published_decimals():
 
 
 def test_lookup_takes_names_as_requests_give_them():
-    gpt4o = ModelFact("gpt-4o", 128_000, 16_384, Decimal("2.50"), None, Decimal("10.00"), "https://a.example/", "2026-11-25")
+    gpt4o = ModelFact("gpt-4o", 128_000, 16_384, Decimal("2.50"), None, Decimal("10.00"), "https://a.example/",
+                      "2026-11-25")
     rule = ModelFact("gpt-4o-*", 128_000, None, None, None, None, "https://b.example/", "2026-11-25")
     table = FactsTable({"gpt-4o": gpt4o})
     assert table.get("GPT-4o") is gpt4o and table.lookup("openai/GPT-4o") is gpt4o

@@ -28,11 +28,13 @@ def write(tmp_path, *lines: str, raw: bytes | None = None):
 
 def test_an_override_replaces_a_price_and_adds_a_row(tmp_path):
     write(tmp_path, HEADER, "# our contract price", row(price="2.00"), "",
-          row(model="gpt-4o-2024-08-06", price="2.25", cached="", output=""))
+          row(model="gpt-4o-2024-08-06", price="2.25", cached="", output=""), row(model="gpt-4.1-*", price="1.00"))
     facts = load_facts(tmp_path)
     assert facts.get("gpt-4o").input_usd == Decimal("2.00") and facts.get("gpt-4o").source == SOURCE
     assert facts.get("gpt-4o-2024-08-06").cached_input_usd is None
     assert facts.get("gpt-4.1").context_window == 1_047_576  # shipped rows the file does not name stay
+    assert facts.lookup("gpt-4.1-2025-04-14").input_usd == Decimal("1.00")  # a rule's row: names it covers
+    assert facts.lookup("gpt-4.1-mini").input_usd == Decimal("0.40")  # ... that have no row of their own
     assert load_facts(tmp_path / "nothing-here").get("gpt-4o").input_usd == Decimal("2.50")
 
 
@@ -47,7 +49,8 @@ BAD = [  # (what, lines after the header or None for the header itself, line, fi
     ("a price that is no number", [HEADER, row(price="$2.50")], 2, "input_usd", "'$2.50' is not a number"),
     ("NaN", [HEADER, row(output="NaN")], 2, "output_usd", "'NaN' is not a number"),
     ("a negative price", [HEADER, row(cached="-1.25")], 2, "cached_input_usd", "'-1.25' is negative"),
-    ("window under the output", [HEADER, row(window="8192")], 2, "max_output", "16,384 is over the context_window 8,192"),
+    ("window under the output", [HEADER, row(window="8192")], 2, "max_output",
+     "16,384 is over the context_window 8,192"),
     ("a missing source", [HEADER, row(source="")], 2, "source", "is missing"),
     ("a source that is no URL", [HEADER, row(source="our contract")], 2, "source", "is not an http(s) URL"),
     ("a bad date", [HEADER, row(read_on="2026-13-01")], 2, "read_on", "'2026-13-01' is not a date"),
@@ -56,6 +59,7 @@ BAD = [  # (what, lines after the header or None for the header itself, line, fi
     ("a duplicated model", [HEADER, row(), "# again", row(model="GPT-4o")], 4, "model", "is already on line 2"),
     ("an unknown model", [HEADER, row(model="claude-9")], 2, "model", "no model name tokenprism knows"),
     ("a Hub organisation", [HEADER, row(model="openai/gpt-4o")], 2, "model", "without it"),
+    ("a star that is no rule", [HEADER, row(model="gpt-4o-mini*")], 2, "model", "is no prefix rule"),
     ("an empty model", [HEADER, row(model="")], 2, "model", "is not a model name"),
 ]
 
