@@ -5,10 +5,10 @@ A facts file is UTF-8, tab separated, its first line the header naming COLUMNS i
 then one row per model name. Blank lines and lines starting with '#' are skipped. Every
 problem is a `FactsFileError` whose message names the file, the line and the field, says
 what is wrong and how to fix it. Checked: the header; the number of cells; a model name that
-`app.tokenizers.models.find` resolves (a '*' only after a prefix rule's name), said once (case-insensitive); whole numbers of tokens
-and non-negative decimal prices, or empty (not published); a context window at least the
-largest output; a source that is an http(s) URL; a read_on date as YYYY-MM-DD. Bounded: a file
-over MAX_BYTES or with more than MAX_ROWS rows is refused unread past the bound.
+`app.tokenizers.models.find` resolves (a '*' only after a prefix rule's name), said once (any
+case); whole numbers of tokens and non-negative decimal prices, or empty (not published); a
+context window at least the largest output; a source that is an http(s) URL; a read_on date
+as YYYY-MM-DD. Bounded: a file over MAX_BYTES or MAX_ROWS rows is refused unread past the bound.
 Left out: merging the shipped table with an override, and which table the app uses (facts.py).
 """
 
