@@ -12,6 +12,7 @@ from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
+from app.pricing.facts import install_facts
 from app.settings import Settings, get_settings
 from app.tokenizers.registry import Registry, default_registry
 from app.web import api, inspector, pages, share, tokenizer_store, training
@@ -31,6 +32,7 @@ GIL_SWITCH_S = 0.001
 
 def create_app(settings: Settings | None = None, registry: Registry | None = None) -> FastAPI:
     settings = settings or get_settings()
+    facts = install_facts(settings.data_dir)  # model facts, checked now: a bad override file stops the start
     # The event loop thread competes for the GIL with the pool threads running Python; at
     # the default 5 ms switch interval it waits up to that long at every turn, which put
     # /healthz's p99 near 200 ms under load (100 ms at 1 ms; bench/bench_hostile.py).
@@ -47,6 +49,7 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
     install_filters(app.state.templates)
     pool = WorkPool(settings.workers, settings.max_queue, settings.queue_wait_s)
     app.state.services = Services(settings, registry, pool)
+    app.state.facts = facts
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_error_handlers(app)
     install_body_schemas(app)

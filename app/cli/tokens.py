@@ -56,6 +56,9 @@ def cmd_serve(args) -> None:
 
     if not 1 <= args.workers <= 64:
         raise CliError(f"--workers {args.workers} is out of range; use 1 to 64 (about one per CPU core)")
+    from app.pricing.facts import load_facts
+
+    load_facts(get_settings().data_dir)  # a bad model-facts file: one line and exit 2, before uvicorn starts
     os.environ["TOKENPRISM_BIND_HOST"] = args.host  # the app's default allowed Hosts (edge/hosts.py); workers inherit it
     uvicorn.run(
         "app.main:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,

@@ -3,19 +3,24 @@ million input, cached-input and output tokens, each row with its source and the 
 
 The shipped table is `model_facts.tsv` beside this module, one row per model name, tab
 separated, with a header line naming the columns (COLUMNS); an empty cell is a fact the
-vendor does not publish (None, never a guess). `get_facts()` is the table the app uses.
-Left out here (still to do): a deployer's override file in the data directory, and the
-validation that refuses a bad row naming file, line and field.
+vendor does not publish (None, never a guess). A deployer's file of the same shape,
+`<data_dir>/model_facts.tsv`, replaces the shipped rows of the models it names and adds the
+others. Both are read and checked once at start (`install_facts`, called by create_app and
+`tokenprism serve`; facts_file.py refuses a bad row naming file, line and field); after that
+`get_facts()` is the table the app uses, everywhere. Changing a file takes a restart.
+Left out: the budget of a count (what a prompt costs under these facts).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import lru_cache
 from pathlib import Path
 
+from app.tokenizers import models
+
 SHIPPED = Path(__file__).with_name("model_facts.tsv")
+OVERRIDE_NAME = "model_facts.tsv"  # in the data directory
 COLUMNS = ("model", "context_window", "max_output", "input_usd", "cached_input_usd", "output_usd",
            "source", "read_on")
 
@@ -49,28 +54,47 @@ class FactsTable:
         """The facts of a model name (any case), or None when none are known."""
         return self._rows.get(model.lower())
 
+    def lookup(self, name: str) -> ModelFact | None:
+        """The facts for a name as a request gives it: its own row (after a known Hub organisation), else the
+        row naming the prefix rule that `models.find` picks for it ("gpt-4o-*"), else None."""
+        bare = models.bare(name)
+        fact = self._rows.get(bare)
+        if fact is not None:
+            return fact
+        model = models.find(bare)
+        return self._rows.get(model.label.lower()) if model is not None and model.prefix else None
+
     def rows(self) -> list[ModelFact]:
         return list(self._rows.values())
 
 
-def _cell(value: str, kind):
-    return None if value == "" else kind(value)
+def load_facts(data_dir: Path | None) -> FactsTable:
+    """The shipped rows with `<data_dir>/model_facts.tsv`'s over them (when that file exists).
+    FactsFileError (a TokenprismError) names the file, line and field of a bad row."""
+    from app.pricing.facts_file import read_facts_file  # it imports ModelFact from here
+
+    rows = {name.lower(): fact for name, fact in read_facts_file(SHIPPED).items()}
+    override = None if data_dir is None else data_dir / OVERRIDE_NAME
+    if override is not None and (override.exists() or override.is_symlink()):
+        rows.update({name.lower(): fact for name, fact in read_facts_file(override).items()})
+    return FactsTable(rows)
 
 
-def read_table(path: Path) -> dict[str, ModelFact]:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    rows: dict[str, ModelFact] = {}
-    for line in lines[1:]:
-        if not line.strip() or line.startswith("#"):
-            continue
-        cells = dict(zip(COLUMNS, line.split("\t")))
-        rows[cells["model"]] = ModelFact(
-            cells["model"], _cell(cells["context_window"], int), _cell(cells["max_output"], int),
-            _cell(cells["input_usd"], Decimal), _cell(cells["cached_input_usd"], Decimal),
-            _cell(cells["output_usd"], Decimal), cells["source"], cells["read_on"])
-    return rows
+_installed: FactsTable | None = None
 
 
-@lru_cache(maxsize=1)
+def install_facts(data_dir: Path | None) -> FactsTable:
+    """Read and check the facts for `data_dir` and make them what `get_facts()` answers."""
+    global _installed
+    _installed = load_facts(data_dir)
+    return _installed
+
+
 def get_facts() -> FactsTable:
-    return FactsTable(read_table(SHIPPED))
+    """The table installed at start; when nothing installed one yet (a CLI command, a test), the one for
+    the configured data directory."""
+    if _installed is None:
+        from app.settings import get_settings
+
+        return install_facts(get_settings().data_dir)
+    return _installed

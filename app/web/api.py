@@ -122,10 +122,23 @@ async def list_tokenizers(
 @api.get("/models", tags=["tokenizers"], response_model=schemas.ModelsResponse, summary="Model names and their tokenizers")
 async def list_models(request: Request):
     """Every model name (or prefix of model names) that GET /api/tokenizers/{name}, the `tokenizer(s)` fields of
-    the POST endpoints, the pages and the CLI take instead of a tokenizer name, with the tokenizer it stands for.
-    The OpenAI part is tiktoken's own table (`tiktoken/model.py`, tiktoken 0.14.0)."""
+    the POST endpoints, the pages and the CLI take instead of a tokenizer name, with the tokenizer it stands for
+    and its `facts` (context window, largest output, prices per million tokens, source and date read; null where
+    none are published). The OpenAI part is tiktoken's own table (`tiktoken/model.py`, tiktoken 0.14.0). After
+    it come the names that only the facts table holds (gpt-4o-mini), with the prefix rule that covers them."""
     registry = services(request).registry
-    return {"models": [{**model.info(), "available": registry.has(model.tokenizer)} for model in models.MODELS]}
+    facts = request.app.state.facts
+
+    def row(model: models.Model, name: str | None = None) -> dict:  # name: a facts row that `model`'s rule covers
+        fact = facts.get(name or model.label)  # a prefix rule has facts only when a row names it ("gpt-4o-*")
+        listed = {**model.info(), "covered_by": None} if name is None else {
+            **model.info(), "name": name, "prefix": False, "covered_by": model.label}
+        return {**listed, "available": registry.has(model.tokenizer), "facts": None if fact is None else fact.info()}
+
+    labels = {model.label.lower() for model in models.MODELS}
+    extra = [(fact.model, models.find(fact.model)) for fact in facts.rows() if fact.model.lower() not in labels]
+    return {"models": [*(row(model) for model in models.MODELS),
+                       *(row(model, name) for name, model in extra if model is not None)]}
 
 
 @api.get(

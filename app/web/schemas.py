@@ -222,6 +222,22 @@ class TokenizerDetail(TokenizerInfo):
         None, description="The chat template it was added with (the `template` format); null for none.")
 
 
+class ModelFacts(Response):
+    """One row of the model facts (app/pricing/model_facts.tsv, or the deployer's override); null is a fact the
+    vendor does not publish, never a guess."""
+
+    context_window: int | None = Field(examples=[128000], description="Most tokens a request's input may have.")
+    max_output: int | None = Field(examples=[16384], description="Most tokens one reply may have.")
+    input_usd_per_mtok: str | None = Field(examples=["2.50"], description="USD per 1,000,000 input tokens, the "
+                                           "exact decimal as published (a string, so no float rounds it).")
+    cached_input_usd_per_mtok: str | None = Field(examples=["1.25"], description="USD per 1,000,000 cached input "
+                                                  "tokens.")
+    output_usd_per_mtok: str | None = Field(examples=["10.00"], description="USD per 1,000,000 output tokens (null "
+                                            "for an embedding model).")
+    source: str = Field(description="URL of what the figures were read from.")
+    read_on: str = Field(examples=["2026-11-25"], description="The day the source was read (YYYY-MM-DD).")
+
+
 class ModelInfo(Response):
     name: str = Field(examples=["gpt-4o"], description="A model name; with `prefix`, the start of model names.")
     prefix: bool = Field(
@@ -235,10 +251,20 @@ class ModelInfo(Response):
     family: str = Field(examples=["chat"], description="For display: the model family, or tiktoken's group.")
     available: bool = Field(description="Whether this server has the tokenizer now (false: tokenprism does not "
                             "ship it, e.g. p50k_base; asking for the model is a 404 that says so).")
+    covered_by: str | None = Field(
+        examples=[None, "gpt-4o-*"],
+        description="null for the rows of the model table; for a name that only the facts table holds (gpt-4o-mini, "
+        "listed after the table), the prefix rule that gives it its tokenizer.",
+    )
+    facts: ModelFacts | None = Field(
+        description="Its context window, largest output and prices, with source and date; null when none are "
+        "known. A prefix rule has facts only when a facts row names it (\"gpt-4o-*\")."
+    )
 
 
 class ModelsResponse(Response):
-    models: list[ModelInfo] = Field(description="Exact names and prefix rules, in lookup order.")
+    models: list[ModelInfo] = Field(description="Exact names and prefix rules, in lookup order; then the names "
+                                    "only the facts table holds (`covered_by` set).")
 
 
 class LimitsResponse(Response):
