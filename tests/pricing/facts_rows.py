@@ -22,7 +22,9 @@ ROWS = {
     "gpt-4o": ("128000", "16384", "2.50", "1.25", "10.00"),
     "gpt-4o-mini": ("128000", "16384", "0.15", "0.075", "0.60"),
     "gpt-4.1": ("1047576", "32768", "2.00", "0.50", "8.00"),
-    "llama-3.1-8b-instruct": ("131072", "", "", "", ""),  # an open model: a window, no prices
+    "gpt-4": ("8192", "8192", "30.00", "", "60.00"),  # a small window; no cached-input price
+    "llama-3.1-8b-instruct": ("131072", "", "", "", ""),  # open models: a window, no prices
+    "mistral-7b-instruct-v0.3": ("32768", "", "", "", ""),
 }
 
 
@@ -47,7 +49,7 @@ def priced(tmp_path, monkeypatch) -> Path:
     facts.get_facts.cache_clear()  # before monkeypatch puts SHIPPED back: the next read is the real table
 
 
-def child_env(path: Path, **extra: str) -> dict:
-    """The environment of a child process (a server, the CLI) that reads the facts at `path`."""
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HOOKS), os.environ.get("PYTHONPATH")])),
-            "TOKENPRISM_TEST_FACTS": str(path), **extra}
+def facts_env(path: Path) -> dict:
+    """What a child process (a server, the CLI) adds to its environment to read the facts at `path`."""
+    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(HOOKS), os.environ.get("PYTHONPATH")])),
+            "TOKENPRISM_TEST_FACTS": str(path)}
