@@ -14,6 +14,9 @@ Decisions (also in the OpenAPI descriptions):
 - Counts are keyed by canonical name: "r50k_base" is answered as "gpt2".
 - Every field that takes a tokenizer name takes a model name too (GET /api/models lists them):
   "gpt-4o" is answered as "o200k_base"; a model whose tokenizer is not shipped is a 404.
+- A model ("model", or a model name where a tokenizer name goes) adds its budget (app/pricing/budget.py:
+  context used, exact costs) to tokenize, chat, count and compare; "model" decides the tokenizer, and a
+  different tokenizer asked with it is a 422 (engine_calls.resolve_with_model, names_and_models).
 - /api/decode's "text" is the reference library's decode of the ids; the tokens' ranges
   index into "tokens_text" (the tokens' bytes decoded), which differs only where that
   library drops or rewrites pieces.
