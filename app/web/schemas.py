@@ -33,6 +33,9 @@ DEFAULT_TOKENIZERS_DOC = (
     "`max_compare` tokenizers, which bounds its time and memory. Name the others (mistral_v3, mistral_tekken, "
     "qwen3_6, deepseek_v4, llama3, llama4, trained ones) to use them."
 )
+MODELS_AMONG_NAMES_DOC = (
+    " With `model` and no `tokenizers`: the model's tokenizer alone. Model names here ask for their budgets too."
+)
 
 TokenizerName = Annotated[
     str,
@@ -122,9 +125,8 @@ class CountRequest(Request):
     )
     tokenizers: TokenizerNames | None = Field(
         None,
-        description="Which tokenizers to count with. " + DEFAULT_TOKENIZERS_DOC
-        + " For `messages`, omitted means cl100k_base and o200k_base (OpenAI's chat encodings). With `model` and "
-        "no `tokenizers`: the model's tokenizer alone. Model names here answer budgets too.",
+        description="Which tokenizers to count with. " + DEFAULT_TOKENIZERS_DOC + MODELS_AMONG_NAMES_DOC
+        + " For `messages`, omitted means cl100k_base and o200k_base (OpenAI's chat encodings).",
     )
     allow_special: AllowSpecial = False
     model: ModelName | None = None
@@ -151,8 +153,7 @@ class CountRequest(Request):
 class CompareRequest(Request):
     text: str = Field(examples=["Tokenizers disagree about 안녕하세요 and 🦜."])
     tokenizers: TokenizerNames | None = Field(
-        None, description="Which tokenizers to compare. " + DEFAULT_TOKENIZERS_DOC + " With `model` and no "
-        "`tokenizers`: the model's tokenizer alone. Model names here answer budgets too (in their tokenizer's result)."
+        None, description="Which tokenizers to compare. " + DEFAULT_TOKENIZERS_DOC + MODELS_AMONG_NAMES_DOC
     )
     allow_special: AllowSpecial = False
     model: ModelName | None = None
