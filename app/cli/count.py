@@ -6,7 +6,8 @@ characters per token and the difference from the best, a line about the corpus, 
 text files and no --by, it prints one row per file and a TOTAL, as it always has. What
 could not be read is listed after the tables (and counted in the JSON), with a warning on
 stderr; it never stops the count. With --messages CHAT.json it counts a chat's prompt as
-the model receives it (the rendering POST /api/chat uses).
+the model receives it (the rendering POST /api/chat uses). With --model, what the text costs
+as each model's prompt and its share of the context window (count_budget.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import os
 import sys
 
+from app.cli import count_budget
 from app.cli.corpus_args import add_corpus_arguments, corpus_options, show_progress, workers_of
 from app.cli.io import CliError, read_messages
 from app.cli.progress import Progress, human_bytes
@@ -27,11 +29,12 @@ from app.tokenizers.registry import get_registry
 
 def cmd_count(args) -> None:
     registry = get_registry()
-    names = args.tokenizer or ["cl100k_base"]
+    asked = count_budget.models_asked(args.model, registry)
+    names = count_budget.tokenizers_with(args.tokenizer, asked)
     if args.messages:
         if args.paths:
             raise CliError("give either files or --messages, not both")
-        return count_chat(args, list(dict.fromkeys(registry.resolve(n) for n in names)))
+        return count_chat(args, list(dict.fromkeys(registry.resolve(n) for n in names)), asked)
     if not args.paths:
         raise CliError("give one or more files or directories to count ('-' for stdin), or --messages CHAT.json")
     specs = specs_for(names, registry)
@@ -52,20 +55,22 @@ def cmd_count(args) -> None:
         print(f"counted {human_bytes(report.total[1])} of text ({human_bytes(files_bytes)} of files) in "
               f"{report.seconds:.1f} s ({rate}/s of text) on {report.runner}", file=sys.stderr)
     if args.json:
-        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        extra = {"models": count_budget.as_report(asked, report.tokens)} if asked else {}
+        print(json.dumps({**report.to_json(), **extra}, indent=2, ensure_ascii=False))
     else:
-        print_report(report, legacy)
+        print_report(report, legacy, asked)
     if report.problems:
         print(f"tokenprism: warning: skipped {report.problems.summary()}; see the report", file=sys.stderr)
 
 
-def print_report(report: CountReport, legacy: bool) -> None:
+def print_report(report: CountReport, legacy: bool, asked: count_budget.Asked = ()) -> None:
     names = report.names
-    if legacy:  # one row per file and a TOTAL: the table `count FILE...` has always printed
-        rows = [[group, *(f"{n:,}" for n in row[4:])] for group, row in report.groups.items()]
+    if legacy:  # one row per file and a TOTAL: the table `count FILE...` has always printed (+ the models' columns)
+        rows = [[group, *(f"{n:,}" for n in row[4:]), *count_budget.cells(asked, dict(zip(names, row[4:])))]
+                for group, row in report.groups.items()]
         if len(rows) > 1:
-            rows.append(["TOTAL", *(f"{n:,}" for n in report.total[3:])])
-        print_table(["FILE", *names], rows)
+            rows.append(["TOTAL", *(f"{n:,}" for n in report.total[3:]), *count_budget.cells(asked, report.tokens)])
+        print_table(["FILE", *names, *count_budget.columns(asked)], rows)
     else:
         stats = report.stats()
         print_table(["TOKENIZER", "TOKENS", "TOKENS/BYTE", "CHARS/TOKEN", "VS BEST"], [
@@ -83,6 +88,10 @@ def print_report(report: CountReport, legacy: bool) -> None:
             rows.append(["TOTAL", f"{report.files:,}", *(f"{n:,}" for n in report.total[:2]),
                          *(f"{n:,}" for n in report.total[3:])])
             print_table([report.by.upper(), "FILES", "DOCUMENTS", "BYTES", *names], rows)
+        if asked:
+            print()
+            print_table(*count_budget.model_rows(asked, report.tokens))
+    print_notes(count_budget.notes(asked, report.tokens))
     if report.problems:
         print(f"\nskipped: {report.problems.summary()}")
         for message in report.problems.messages():
@@ -99,23 +108,36 @@ def print_table(header: list[str], rows: list[list[str]]) -> None:
         print("  ".join(cells).rstrip())
 
 
+def print_notes(notes: list[str]) -> None:
+    if notes:
+        print()
+    for note in notes:
+        print(f"note: {note}")
+
+
 def _plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
-def count_chat(args, names: list[str]) -> None:
+def count_chat(args, names: list[str], asked: count_budget.Asked = ()) -> None:
     from app.chat.render import render
 
     registry = get_registry()
     messages = read_messages(args.messages)
     rendered = {name: render(registry.get(name), messages) for name in names}
+    tokens = {name: r.count for name, r in rendered.items()}
     if args.json:
-        print(json.dumps({name: {"prompt_tokens": r.count, "format": r.format, "per_message": r.message_counts(),
-                                 "overhead": r.overhead} for name, r in rendered.items()}, indent=2))
+        extra = {"models": count_budget.as_report(asked, tokens)} if asked else {}
+        print(json.dumps({**{name: {"prompt_tokens": r.count, "format": r.format, "per_message": r.message_counts(),
+                                    "overhead": r.overhead} for name, r in rendered.items()}, **extra}, indent=2))
         return
     for name, r in rendered.items():
         print(f"{name}: {r.count} prompt tokens ({r.format}; per message: {r.message_counts()}; "
               f"framing {r.overhead})")
+    if asked:
+        print()
+        print_table(*count_budget.model_rows(asked, tokens))
+    print_notes(count_budget.notes(asked, tokens))
 
 
 def add_count_command(add) -> None:
@@ -123,6 +145,9 @@ def add_count_command(add) -> None:
               "or more tokenizers, on local processes or a Dask cluster")
     sub.add_argument("-t", "--tokenizer", action="append",
                      help="tokenizer or model name; repeat for several (default cl100k_base)")
+    sub.add_argument("--model", action="append", metavar="MODEL",
+                     help="also show what the text costs as this model's prompt (input cost, share of its context "
+                     "window; for a dataset, the total input cost); counts with its tokenizer; repeat for several")
     add_corpus_arguments(sub, "count")
     sub.add_argument("--by", choices=[*BY, "none"],
                      help="also break the counts down by file, folder or extension (default: by file when given "

@@ -14,6 +14,9 @@ Decisions (also in the OpenAPI descriptions):
 - Counts are keyed by canonical name: "r50k_base" is answered as "gpt2".
 - Every field that takes a tokenizer name takes a model name too (GET /api/models lists them):
   "gpt-4o" is answered as "o200k_base"; a model whose tokenizer is not shipped is a 404.
+- A model ("model", or a model name where a tokenizer name goes) adds its budget (app/pricing/budget.py:
+  context used, exact costs) to tokenize, chat, count and compare; "model" decides the tokenizer, and a
+  different tokenizer asked with it is a 422 (engine_calls.resolve_with_model, names_and_models).
 - /api/decode's "text" is the reference library's decode of the ids; the tokens' ranges
   index into "tokens_text" (the tokens' bytes decoded), which differs only where that
   library drops or rewrites pieces.
@@ -183,14 +186,16 @@ async def tokenize(request: Request):
     than `max_response_tokens` tokens (GET /api/limits) is a 413 `too_many_tokens`: /api/count counts any size."""
     settings, registry, pool = services(request)
     body = await read_json(request, schemas.TokenizeRequest)
-    name = registry.resolve(body.tokenizer)
+    name, model = engine_calls.resolve_with_model(registry, body.tokenizer, body.model)
 
     def work() -> Response:
         if body.merges is not None:  # the merge replay: a bpe tokenizer cut to its first k merges
             text, listed = engine_calls.tokenize_merges(registry, settings, name, body.text, body.allow_special, body.merges)
             return json_response(result_json(text, *listed, merges=body.merges), request.headers.get("accept-encoding", ""))
         text, [listed] = engine_calls.tokenize_listed(registry, settings, [name], body.text, body.allow_special)
-        return json_response(result_json(text, *listed), request.headers.get("accept-encoding", ""))
+        budget = _budgets([(model, name)] if model else [], {name: len(listed[1])}, body.reply_tokens)
+        return json_response(result_json(text, *listed, budget=budget[0] if budget else None),
+                             request.headers.get("accept-encoding", ""))
 
     return await pool.run(work, request=request)
 
@@ -210,7 +215,7 @@ async def chat(request: Request):
     not fit it, or a role the format does not know is a 422 naming what is allowed."""
     settings, registry, pool = services(request)
     body = await read_json(request, schemas.ChatRequest)
-    name = registry.resolve(body.tokenizer)
+    name, model = engine_calls.resolve_with_model(registry, body.tokenizer, body.model)
     messages = [ChatMessage(m.role, m.content, m.name) for m in body.messages]
 
     def work() -> Response:
@@ -220,20 +225,29 @@ async def chat(request: Request):
         listed = token_list([t.id for t in tokens], [t.bytes for t in tokens], special, [(t.start, t.end) for t in tokens])
         per_message = ",".join(f'{{"role":{dumps(m.role)},"count":{n}}}'
                                for m, n in zip(messages, rendered.message_counts(), strict=True))
+        budget = _budgets([(model, name)] if model else [], {name: rendered.count}, body.reply_tokens)
         return json_response(
             f'{{"tokenizer":{dumps(name)},"format":{dumps(rendered.format)},"count":{rendered.count},'
-            f'"text":{dumps(rendered.text)},"tokens":{listed},"messages":[{per_message}],"overhead":{rendered.overhead}}}',
+            f'"text":{dumps(rendered.text)},"tokens":{listed},"messages":[{per_message}],"overhead":{rendered.overhead}'
+            + (f',"budget":{dumps(budget[0])}}}' if budget else "}"),
             request.headers.get("accept-encoding", ""),
         )
 
     return await pool.run(work, request=request)
 
 
-def result_json(text: str, tokenizer, ids: list[int], pieces: list[bytes], merges: int | None = None) -> str:
-    """One tokenize result (`schemas.TokenizeResponse`) as JSON text."""
+def _budgets(asked: list[tuple[str, str]], counts: dict[str, int], reply_tokens: int | None) -> list[dict] | None:
+    """The budgets of the (model, tokenizer) pairs asked, or None when no model was asked."""
+    return engine_calls.budgets_json(asked, counts, reply_tokens) if asked else None
+
+
+def result_json(text: str, tokenizer, ids: list[int], pieces: list[bytes], merges: int | None = None, **budget) -> str:
+    """One tokenize result (`schemas.TokenizeResponse`, or `CompareResult` with `budgets=`) as JSON text;
+    `budget=`/`budgets=` that are None are left out."""
     stats = dumps(text_stats(text, len(ids)).to_dict())
     tokens = token_list(ids, pieces, tokenizer.special_ids)
     extra = "" if merges is None else f',"merges":{merges}'
+    extra += "".join(f',"{key}":{dumps(value)}' for key, value in budget.items() if value is not None)
     return f'{{"tokenizer":{dumps(tokenizer.name)},"count":{len(ids)},"tokens":{tokens},"stats":{stats}{extra}}}'
 
 
@@ -249,12 +263,16 @@ async def compare(request: Request):
     """The token budget (`max_response_tokens`) is over all the tokenizers of the request together."""
     settings, registry, pool = services(request)
     body = await read_json(request, schemas.CompareRequest)
-    names = body.tokenizers if body.tokenizers is not None else default_names(registry, settings)
-    names = engine_calls.check_tokenizer_names(names, registry, settings)
+    names, asked = engine_calls.names_and_models(registry, body.tokenizers, body.model)
+    names = engine_calls.check_tokenizer_names(names or default_names(registry, settings), registry, settings)
 
     def work() -> Response:
         text, listed = engine_calls.tokenize_listed(registry, settings, names, body.text, body.allow_special)
-        results = ",".join(result_json(text, *one) for one in listed)
+        def budgets(tokenizer, ids) -> list[dict] | None:  # the models asked that use this column's tokenizer
+            mine = [pair for pair in asked if pair[1] == tokenizer.name]
+            return engine_calls.budgets_json(mine, {tokenizer.name: len(ids)}, body.reply_tokens) if asked else None
+
+        results = ",".join(result_json(text, *one, budgets=budgets(*one[:2])) for one in listed)
         return json_response(f'{{"results":[{results}]}}', request.headers.get("accept-encoding", ""))
 
     return await pool.run(work, request=request)
@@ -295,8 +313,8 @@ async def count(request: Request):
             code="too_many_texts",
         )
     texts = engine_calls.check_texts(texts, settings)
-    names = body.tokenizers if body.tokenizers is not None else default_names(registry, settings)
-    names = engine_calls.check_tokenizer_names(names, registry, settings)
+    names, asked = engine_calls.names_and_models(registry, body.tokenizers, body.model)
+    names = engine_calls.check_tokenizer_names(names or default_names(registry, settings), registry, settings)
     args = (registry, names, texts, body.allow_special)
     if sum(map(len, texts)) <= INLINE_CHARS and all(map(registry.is_loaded, names)):
         per_text = engine_calls.count_texts(*args)  # cheaper than a hop to a pool thread
@@ -313,6 +331,8 @@ async def count(request: Request):
             {"counts": {name: counts[i] for name, counts in per_text.items()}, "characters": chars, "bytes": size}
             for i, (chars, size) in enumerate(sizes)
         ]
+    if asked:
+        result["budgets"] = _budgets(asked, result["counts"], body.reply_tokens)
     return Response(dumps(result).encode("utf-8"), media_type="application/json")
 
 
@@ -328,8 +348,9 @@ async def _count_chat(request: Request, body: schemas.CountRequest, registry, se
             "plain text; leave it out"
         )
     messages = [ChatMessage(m.role, m.content, m.name) for m in body.messages]
-    names = body.tokenizers if body.tokenizers is not None else list(OPENAI_CHAT_DEFAULT)
-    rendered = await pool.run(engine_calls.count_messages, registry, settings, names, messages, request=request)
+    names, asked = engine_calls.names_and_models(registry, body.tokenizers, body.model)
+    rendered = await pool.run(engine_calls.count_messages, registry, settings, names or list(OPENAI_CHAT_DEFAULT),
+                              messages, request=request)
     fields = engine_calls.check_texts([value for m in messages for value in m.fields()], settings)
     result = {
         "counts": {name: chat.count for name, chat in rendered.items()},
@@ -341,6 +362,8 @@ async def _count_chat(request: Request, body: schemas.CountRequest, registry, se
             "overhead": {name: chat.overhead for name, chat in rendered.items()},
         },
     }
+    if asked:
+        result["budgets"] = _budgets(asked, result["counts"], body.reply_tokens)
     return Response(dumps(result).encode("utf-8"), media_type="application/json")
 
 

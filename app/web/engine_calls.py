@@ -16,11 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from app.errors import InvalidInput, TextTooLarge, TokenprismError
+from app.errors import InvalidInput, TextTooLarge, TokenprismError, excerpt
 from app.chat.render import WHICH_CHAT, Rendered, render
 from app.settings import Settings
 from app.tokenizers.base import Tokenizer
 from app.chat.messages import ChatMessage
+from app.pricing import budget
+from app.tokenizers import models
 from app.tokenizers.registry import Registry
 from app.tokenizers.tokens import Stats, Token, clean_text, text_stats
 
@@ -194,3 +196,74 @@ def render_chat(
     rendered = render(registry.get(name), check_messages(messages, settings), format_name)
     budget_check({rendered.tokenizer.name: rendered.count}, settings, "the chat")
     return rendered
+
+
+# ---- models and their budgets (app/pricing/budget.py) ----
+
+
+def is_model_name(registry: Registry, name: str) -> bool:
+    """A model name (GET /api/models) that is not also a tokenizer name or alias (gpt2 is a tokenizer)."""
+    return not registry.has(name) and models.find(name) is not None
+
+
+def model_tokenizer(registry: Registry, model: str) -> str:
+    """The canonical tokenizer of `"model"`; a 422 for a name that is no model's, a 404 for a model
+    whose tokenizer is not shipped (as a model name in "tokenizer" is)."""
+    if models.find(model) is None:
+        hint = f'; {model} is a tokenizer: send it as "tokenizer"' if registry.has(model) else ""
+        raise InvalidInput(
+            f'unknown model {excerpt(model)}: "model" takes a model name from GET /api/models, such as gpt-4o{hint}',
+            code="unknown_model",
+        )
+    return registry.resolve(model)
+
+
+def mismatch(model: str, wanted: str, asked: str, field: str = "tokenizer") -> InvalidInput:
+    return InvalidInput(
+        f'model {excerpt(model)} uses the {wanted} tokenizer, not {asked}; leave out "{field}" (the model '
+        f'decides the tokenizer) or send {wanted}',
+        code="model_mismatch",
+    )
+
+
+def resolve_with_model(registry: Registry, tokenizer: str | None, model: str | None) -> tuple[str, str | None]:
+    """For /api/tokenize and /api/chat: the canonical tokenizer, and the model whose budget is answered
+    ("model", else the model name given as "tokenizer", else None). "model" alone decides the tokenizer;
+    with a "tokenizer" that is another, a 422."""
+    if model is not None:
+        wanted = model_tokenizer(registry, model)
+        if tokenizer is not None and (asked := registry.resolve(tokenizer)) != wanted:
+            raise mismatch(model, wanted, asked)
+        return wanted, model
+    if tokenizer is None:
+        raise InvalidInput('send "tokenizer" (a tokenizer or model name, GET /api/tokenizers) or "model" (GET /api/models)')
+    return registry.resolve(tokenizer), (tokenizer if is_model_name(registry, tokenizer) else None)
+
+
+def names_and_models(
+    registry: Registry, names: list[str] | None, model: str | None
+) -> tuple[list[str] | None, list[tuple[str, str]]]:
+    """For /api/count and /api/compare: the tokenizer names to run (None: the request's default) and
+    the (model, canonical tokenizer) pairs to answer budgets for: "model" first, then the model names
+    among `names`, each once. "model" without `names` runs its tokenizer alone; with `names`, its
+    tokenizer must be among them (a 422 otherwise)."""
+    asked: list[tuple[str, str]] = []
+    if model is not None:
+        wanted = model_tokenizer(registry, model)
+        if names is None:
+            names = [model]
+        elif wanted not in (tokenizers := [registry.resolve(name) for name in names]):
+            raise mismatch(model, wanted, ", ".join(dict.fromkeys(tokenizers)), "tokenizers")
+        asked.append((model, wanted))
+    for name in names or []:
+        if is_model_name(registry, name):
+            asked.append((name, registry.resolve(name)))
+    unique: dict[str, tuple[str, str]] = {}  # a model's name in lower case, without a Hub organisation -> the pair
+    for pair in asked:
+        unique.setdefault(models.bare(pair[0]), pair)
+    return names, list(unique.values())
+
+
+def budgets_json(asked: list[tuple[str, str]], counts: dict[str, int], reply_tokens: int | None) -> list[dict]:
+    """The budget of each (model, tokenizer) pair for the tokenizer's count, as JSON-ready dicts."""
+    return [budget.as_json(budget.model_budget(model, counts[tokenizer], reply_tokens)) for model, tokenizer in asked]

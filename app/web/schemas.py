@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.web.budget_schemas import BudgetOut, ModelName, ReplyTokens
+
 # Most texts in one /api/count "texts" batch and most chat messages in one request. The
 # characters of all of them together stay within the text limit (see GET /api/limits).
 MAX_TEXTS = 10_000
@@ -30,6 +32,9 @@ DEFAULT_TOKENIZERS_DOC = (
     "o200k_base, mistral_v1, tokenprism_4k and o200k_harmony. Not every built-in: one request takes at most "
     "`max_compare` tokenizers, which bounds its time and memory. Name the others (mistral_v3, mistral_tekken, "
     "qwen3_6, deepseek_v4, llama3, llama4, trained ones) to use them."
+)
+MODELS_AMONG_NAMES_DOC = (
+    " With `model` and no `tokenizers`: the model's tokenizer alone. Model names here ask for their budgets too."
 )
 
 TokenizerName = Annotated[
@@ -74,7 +79,9 @@ class Response(BaseModel):
 
 
 class TokenizeRequest(Request):
-    tokenizer: TokenizerName
+    tokenizer: TokenizerName | None = Field(None, description="A tokenizer or model name; may be left out when "
+                                            "`model` is given (its tokenizer is used). A model name here answers its "
+                                            "budget too.")
     text: str = Field(
         description="The text to tokenize (lone surrogates become U+FFFD).", examples=["Hello, world! 👋"]
     )
@@ -83,11 +90,14 @@ class TokenizeRequest(Request):
         None, ge=0, description="`bpe` tokenizers only: use only the first k merges (0: raw bytes; the merge replay). "
         "The ids equal the naive BPE encoder's with those merges; k over the tokenizer's merges is a 422."
     )
+    model: ModelName | None = None
+    reply_tokens: ReplyTokens | None = None
 
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [{"tokenizer": "cl100k_base", "text": "Hello, world! 👋", "allow_special": False},
-                         {"tokenizer": "tokenprism_4k", "text": "the cat sat", "merges": 10}]
+                         {"tokenizer": "tokenprism_4k", "text": "the cat sat", "merges": 10},
+                         {"model": "gpt-4o", "text": "Will it fit, and what will it cost?", "reply_tokens": 500}]
         }
     )
 
@@ -115,16 +125,19 @@ class CountRequest(Request):
     )
     tokenizers: TokenizerNames | None = Field(
         None,
-        description="Which tokenizers to count with. " + DEFAULT_TOKENIZERS_DOC
+        description="Which tokenizers to count with. " + DEFAULT_TOKENIZERS_DOC + MODELS_AMONG_NAMES_DOC
         + " For `messages`, omitted means cl100k_base and o200k_base (OpenAI's chat encodings).",
     )
     allow_special: AllowSpecial = False
+    model: ModelName | None = None
+    reply_tokens: ReplyTokens | None = None
 
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [
                 {"text": "How many tokens is this prompt?", "tokenizers": ["cl100k_base", "o200k_base"]},
                 {"texts": ["first text", "second text"], "tokenizers": ["gpt2"]},
+                {"text": "What will this prompt cost?", "tokenizers": ["gpt-4o", "gpt-4.1", "llama-3.1-8b-instruct"]},
                 {
                     "messages": [
                         {"role": "system", "content": "You are a helpful assistant."},
@@ -140,9 +153,11 @@ class CountRequest(Request):
 class CompareRequest(Request):
     text: str = Field(examples=["Tokenizers disagree about 안녕하세요 and 🦜."])
     tokenizers: TokenizerNames | None = Field(
-        None, description="Which tokenizers to compare. " + DEFAULT_TOKENIZERS_DOC
+        None, description="Which tokenizers to compare. " + DEFAULT_TOKENIZERS_DOC + MODELS_AMONG_NAMES_DOC
     )
     allow_special: AllowSpecial = False
+    model: ModelName | None = None
+    reply_tokens: ReplyTokens | None = None
 
     model_config = ConfigDict(
         json_schema_extra={
@@ -304,7 +319,8 @@ class StatsOut(Response):
 
 
 class ChatRequest(Request):
-    tokenizer: TokenizerName
+    tokenizer: TokenizerName | None = Field(None, description="A tokenizer or model name; may be left out when "
+                                            "`model` is given. A model name here answers its budget too.")
     messages: list[ChatMessageIn] = Field(
         min_length=1, max_length=MAX_MESSAGES,
         description=f"The conversation, in order (at most {MAX_MESSAGES:,} messages).",
@@ -315,6 +331,8 @@ class ChatRequest(Request):
         "mistral_v3, mistral_tekken); omitted: the tokenizer's own.",
         examples=["chatml"],
     )
+    model: ModelName | None = None
+    reply_tokens: ReplyTokens | None = None
 
 
 class ChatMessageCount(Response):
@@ -330,6 +348,7 @@ class ChatResponse(Response):
     tokens: list[TokenOut] = Field(description="As /api/tokenize; the format's special tokens have `special` true.")
     messages: list[ChatMessageCount]
     overhead: int = Field(description="Tokens the format adds: `count` minus the tokens of the messages' content.")
+    budget: BudgetOut | None = Field(None, description="With a model: its budget for the whole prompt (`count`).")
 
 
 class TokenizeResponse(Response):
@@ -338,10 +357,18 @@ class TokenizeResponse(Response):
     tokens: list[TokenOut]
     stats: StatsOut
     merges: int | None = Field(None, description="The merges used, when the request limited them.")
+    budget: BudgetOut | None = Field(None, description="With a model (`model`, or a model name as `tokenizer`): its "
+                                     "budget for `count` tokens.")
+
+
+class CompareResult(TokenizeResponse):
+    budgets: list[BudgetOut] | None = Field(
+        None, description="With models: the budget of each model asked that uses this tokenizer, in the order asked."
+    )
 
 
 class CompareResponse(Response):
-    results: list[TokenizeResponse] = Field(description="One per tokenizer, in the order asked.")
+    results: list[CompareResult] = Field(description="One per tokenizer, in the order asked.")
 
 
 class CountItem(Response):
@@ -367,6 +394,10 @@ class CountResponse(Response):
     bytes: int = Field(description="UTF-8 bytes of the same.")
     items: list[CountItem] | None = Field(None, description="`texts` only: the counts of each text, in order.")
     chat: ChatCountOut | None = Field(None, description="`messages` only: formats, per-message counts, overhead.")
+    budgets: list[BudgetOut] | None = Field(
+        None, description="With models (`model`, model names in `tokenizers`): one budget per model, in the order "
+        "asked, for its tokenizer's count (the chat's whole prompt for `messages`; the sum for `texts`)."
+    )
 
 
 class DecodeResponse(Response):

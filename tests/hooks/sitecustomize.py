@@ -6,6 +6,7 @@ on PYTHONPATH, so a server started with it (each worker, and each training child
   test can kill the server at exactly that moment.
 - TOKENPRISM_TEST_SLOW_CREATE_S=seconds: recording a job (`JobStore.create`) first waits that
   long, which widens any gap between checking a name and recording it to where a test sees it.
+- TOKENPRISM_TEST_FACTS=path: the model facts table is read from that TSV instead of the shipped one.
 
 Without the variables it does nothing. Never used by the app itself (tests/api/test_job_truth_api.py).
 """
@@ -40,3 +41,14 @@ if _SLOW_CREATE_S:
         return _create(self, *args, **options)
 
     JobStore.create = _slow_create
+
+_FACTS = os.environ.get("TOKENPRISM_TEST_FACTS")
+
+if _FACTS:  # the model facts a test set (tests/pricing/facts_rows.py) instead of the shipped table
+    import sys
+
+    # `app` of this checkout, not the one an editable install points at (this runs before the cwd joins sys.path)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from app.pricing import facts
+
+    facts.SHIPPED = Path(_FACTS)  # read by install_facts, at start
