@@ -123,6 +123,7 @@ class TemplateFormat:
     name: str = "template"
     templates: dict[str, ChatTemplate] = field(default_factory=dict)
     roles: tuple[str, ...] = ("system", "user", "assistant", "tool", "developer")
+    takes_names: bool = True  # each message's name is given to the template
 
     @property
     def ids(self) -> dict[str, ChatTemplate]:  # what render.formats_for looks a tokenizer up in

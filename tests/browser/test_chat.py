@@ -31,10 +31,11 @@ def rendered(registry, tokenizer: str, messages):
 
 
 def editor(page: Page) -> list[tuple[str, str, str]]:
-    """The messages as the editor holds them."""
+    """The messages as the editor holds them (name "" when the editor offers no name field)."""
     cards = page.locator("[data-role=chat-editor] [data-role=chat-message]")
-    return [(cards.nth(i).locator("[data-role=role]").input_value(), cards.nth(i).locator("[data-role=name]").input_value(),
-             cards.nth(i).locator("[data-role=content]").input_value()) for i in range(cards.count())]
+    return [(card.locator("[data-role=role]").input_value(), card.locator("[data-role=name]").input_value() if
+             card.locator("[data-role=name]").count() else "", card.locator("[data-role=content]").input_value())
+            for card in (cards.nth(i) for i in range(cards.count()))]
 
 
 def expect_ids(scope, ids: list[int], timeout: float = 10.0) -> None:
