@@ -26,7 +26,6 @@ def test_playground_offers_names_only_for_formats_that_take_them(page, registry)
     page.locator("select[name=tokenizer]").select_option("llama3")  # the name stays, refused, until cleared
     expect(page.locator(".result [data-role=message]")).to_contain_text("Llama's chat format has no names")
     expect(page.locator(NAMES)).to_have_count(4)
-    page.wait_for_load_state("networkidle")
     page.locator("#name-1").fill("")
     expect_prompt(page, registry, "llama3", MISTRAL_CHAT)
     page.locator("#role-0").select_option("user")  # the next redraw of the editor drops the fields
