@@ -33,6 +33,7 @@ class LlamaFormat:
     end_of_turn: str
     ids: dict[str, dict[str, int]]  # tokenizer -> special string -> id (what `formats_for` reads)
     roles: tuple[str, ...] = ("system", "user", "assistant")
+    takes_names: bool = False  # a message with a name is refused (render)
 
     def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage]):
         from app.chat.render import Part, Rendered

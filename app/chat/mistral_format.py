@@ -94,6 +94,7 @@ class MistralFormat:
     ids: dict[str, dict[str, int]]  # tokenizer -> special string -> id (what `formats_for` reads)
     version: dict[str, int]  # tokenizer -> 1 or 3
     roles: tuple[str, ...] = ("system", "user", "assistant")
+    takes_names: bool = False  # a message with a name is refused (_check)
 
     def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage]):
         from app.chat.render import Part, Rendered

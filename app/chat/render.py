@@ -28,6 +28,8 @@ Formats (each exact against its reference library, tests/chat):
   transformers' `apply_chat_template` renders it; see app/chat/template_format.py.
 
 Content is always text: a special-token string typed in a message is ordinary tokens.
+Each format knows its `roles` and whether it `takes_names` (chatml and harmony write
+role:name; mistral and llama refuse a name), which the pages' chat editor offers.
 Left out: tools, channels, images.
 """
 
@@ -115,6 +117,7 @@ class Framing:
     end: str
     ids: dict[str, dict[str, int]]  # tokenizer -> special string -> id
     roles: tuple[str, ...]
+    takes_names: bool = True  # role:name in the header
 
     def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage]) -> Rendered:
         specials = self.ids[tokenizer.name]

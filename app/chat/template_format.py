@@ -125,6 +125,7 @@ class TemplateFormat:
     name = "template"
     ids: dict = {}  # no tokenizer has it by name (render.formats_for): it goes with the template
     roles = ("system", "user", "assistant", "tool", "developer")
+    takes_names = True  # each message's name is given to the template
 
     def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage]):
         from app.chat.render import Part, Rendered

@@ -12,6 +12,10 @@
 // - A 503 (the work pool is full) keeps the old result, marked, with a note, and sends the
 //   newest state again after Retry-After (at most RETRY_CAP_S) or on the next key. Other
 //   JSON errors show their message in place of the result; so does a server that is gone.
+// - An answer that redraws the chat editor (its buttons, selects, the tokenizer) holds the fields
+//   as they were asked: what was typed since is carried into the new editor, to the same
+//   message (a card's data-was says where it stood before the button), and a text field that
+//   has the focus keeps it and its caret (the answer's autofocus is dropped then).
 // - Each drawn answer dispatches `tokenprism:drawn` on document (detail: the target's id, and
 //   `fresh`: whether it answers the newest state), for tests and bench/bench_typing.py.
 // Left out: a busy answer to a button or toggle is retried through the form's live field (the
@@ -29,7 +33,8 @@
     var s = states.get(target);
     if (!s) {
       // gen counts the edits of live fields; sentGen is the gen the newest request carried
-      s = { target: target, gen: 0, sentGen: 0, xhr: null, field: null, timer: 0, held: false };
+      // edited: the live fields edited since the newest request was sent
+      s = { target: target, gen: 0, sentGen: 0, xhr: null, field: null, timer: 0, held: false, edited: new Set() };
       states.set(target, s);
     }
     return s;
@@ -56,7 +61,9 @@
     s.timer = 0;
     s.held = false;
     var field = liveField(s);
-    if (field && window.htmx) window.htmx.trigger(field, SEND);
+    if (!field || !window.htmx) return;
+    window.htmx.process(field);  // one swapped in by the answer just drawn is processed only when it settles
+    window.htmx.trigger(field, SEND);
   }
 
   // After an answer (or an abort): send the newest state if it changed meanwhile, else unmark.
@@ -73,6 +80,7 @@
     var s = stateOf(target);
     s.gen += 1;
     s.field = field;
+    s.edited.add(field);
     mark(s);
     if (!s.xhr) send(s);
   });
@@ -86,6 +94,7 @@
     s.held = false;
     s.xhr = event.detail.xhr;
     s.sentGen = s.gen;
+    s.edited = new Set();
     byXhr.set(s.xhr, s);
     mark(s);
   });
@@ -150,7 +159,43 @@
     event.detail.target.replaceChildren(inlineMessage("The server did not answer. Is it still running?"));
   });
 
+  // The chat editor redrawn: keys typed since it was asked, and the focus in a text field, stay.
+  var refocus = null;  // {field, start, end, scroll}: set before the swap, applied after htmx's own focus restore
+  function cardOf(el) { return el.closest("[data-role=chat-message]"); }
+  function twinIn(fragment, field) {  // the field of the same message in the new editor
+    var card = fragment.querySelector('[data-role=chat-message][data-was="' + cardOf(field).dataset.message + '"]');
+    return card && card.querySelector('[data-role="' + field.dataset.role + '"]');
+  }
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var old = event.detail.target, fragment = event.detail.fragment;
+    if (!old.matches("[data-role=chat-editor]") || !event.detail.shouldSwap) return;
+    var any = old.querySelector(LIVE), s = any && states.get(targetOf(any));
+    if (s) {
+      var edited = new Set();
+      s.edited.forEach(function (field) {
+        var twin = old.contains(field) ? twinIn(fragment, field) : null;
+        if (twin) { twin.defaultValue = field.value; edited.add(twin); }
+        if (twin && s.field === field) s.field = twin;
+      });
+      s.edited = edited;
+    }
+    var active = document.activeElement, twin = active && old.contains(active) && active.matches(LIVE) && twinIn(fragment, active);
+    if (twin) {
+      fragment.querySelectorAll("[autofocus]").forEach(function (el) { el.removeAttribute("autofocus"); });
+      refocus = { field: twin, start: active.selectionStart, end: active.selectionEnd, scroll: active.scrollTop };
+    }
+  });
+
   document.addEventListener("htmx:afterSwap", function (event) {
+    if (refocus) {
+      var r = refocus;
+      refocus = null;
+      if (r.field.isConnected) {
+        r.field.focus({ preventScroll: true });
+        r.field.setSelectionRange(r.start, r.end);
+        r.field.scrollTop = r.scroll;
+      }
+    }
     var s = byXhr.get(event.detail.xhr);
     if (!s || event.target !== s.target) return;  // out-of-band parts fire it too
     document.dispatchEvent(new CustomEvent("tokenprism:drawn", {

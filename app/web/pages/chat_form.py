@@ -46,9 +46,8 @@ class TooManyMessages(TextTooLarge):
 def messages_from(params: Mapping) -> list[ChatMessage]:
     """The chat in `params` (a form or a query string), the editor's `op` applied; the default
     chat when there is none. (Its size is bounded by the form's field limit or the URL's.)"""
-    getlist = params.getlist if hasattr(params, "getlist") else (lambda key: [])
-    roles, names, contents = getlist("role"), getlist("name"), getlist("content")
-    count = max(len(roles), len(contents))
+    roles, names, contents = _getlist(params, "role"), _getlist(params, "name"), _getlist(params, "content")
+    count = posted_count(params)
     if count == 0:
         return list(DEFAULT_CHAT)
     field = lambda values, i: str(values[i]) if i < len(values) else ""  # noqa: E731 - a short lookup
@@ -57,6 +56,23 @@ def messages_from(params: Mapping) -> list[ChatMessage]:
         for i in range(count)
     ]
     return apply_op(messages, str(params.get("op") or ""))
+
+
+def _getlist(params: Mapping, key: str) -> list:
+    return params.getlist(key) if hasattr(params, "getlist") else []
+
+
+def posted_count(params: Mapping) -> int:
+    """How many editor cards `params` holds (0: none, the default chat)."""
+    return max(len(_getlist(params, "role")), len(_getlist(params, "content")))
+
+
+def origins(op: str, posted: int) -> list[int | None]:
+    """Where each card stood among the `posted` ones before the button `op` (None: the card it
+    added), worked out by `apply_op` itself on stand-ins whose role is their index. The cards
+    carry it (data-was), so live.js keeps keys typed while the answer was on its way with their message."""
+    stand_ins = apply_op([ChatMessage(str(i), "") for i in range(posted)], op)
+    return [int(m.role) if m.role.isdigit() else None for m in stand_ins]
 
 
 def read_chat(params: Mapping) -> tuple[list[ChatMessage], TooManyMessages | None]:
@@ -140,10 +156,23 @@ def chat_query(messages: list[ChatMessage]) -> list[tuple[str, str]]:
     return pairs
 
 
+def _format_of(registry, tokenizer_name: str | None):
+    formats = registry.chat_formats(tokenizer_name) if tokenizer_name else []
+    return FORMATS[formats[0]] if formats else None
+
+
 def roles_for(registry, tokenizer_name: str | None) -> tuple[str, ...]:
     """The roles the editor offers: those of the tokenizer's chat format."""
-    formats = registry.chat_formats(tokenizer_name) if tokenizer_name else []
-    return FORMATS[formats[0]].roles if formats else ANY_ROLES
+    chat_format = _format_of(registry, tokenizer_name)
+    return chat_format.roles if chat_format is not None else ANY_ROLES
+
+
+def names_for(registry, tokenizer_names: list[str | None]) -> bool:
+    """Whether the editor offers a name per message: when the chat format of one of these
+    tokenizers takes names, or none has a format. (A chat that has a name keeps its name
+    fields all the same, so a format that refuses it says so and the name can be cleared.)"""
+    chat_formats = [f for f in (_format_of(registry, name) for name in tokenizer_names) if f is not None]
+    return not chat_formats or any(f.takes_names for f in chat_formats)
 
 
 @dataclass
@@ -212,6 +241,7 @@ class PageInput:
     messages: list[ChatMessage] = field(default_factory=lambda: list(DEFAULT_CHAT))
     problem: TokenprismError | None = None  # a chat the page cannot take (too many messages)
     op: str = ""  # the chat editor's button, if one was pressed
+    origins: list[int | None] = field(default_factory=list)  # per card, where it stood before `op` (`origins`)
 
     def read_input(self, params: Mapping, text_mode: str) -> None:
         """Text (a sample button picks one and switches to `text_mode`), options and chat."""
@@ -222,6 +252,7 @@ class PageInput:
             self.text, self.mode = sample.text, text_mode
         self.op = str(params.get("op") or "")
         self.messages, self.problem = read_chat(params)
+        self.origins = origins(self.op, posted_count(params))
 
     def input_pairs(self, with_input: bool) -> list[tuple[str, str]]:
         """The chat (in chat mode) or the text, for the address; the options go last (`option_pairs`)."""

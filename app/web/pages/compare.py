@@ -23,7 +23,7 @@ from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
 from app.web.pages.chat_form import (
-    PageInput, chat_result, chat_view, focus_after, message_rows, render_page_chat, reply_tokens, roles_for,
+    PageInput, chat_result, chat_view, focus_after, message_rows, render_page_chat, reply_tokens, roles_for, names_for,
 )
 from app.web.pages.common import (
     HEAD_SLACK, TYPING_FIELDS, base_context, canonical, form_flag, is_htmx, name_directory, page_url, read_form,
@@ -173,6 +173,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "chat_reply": {c.name: reply_tokens(c.result.rendered) for c in counted} if chat else {},
         "chat_roles": list(dict.fromkeys(role for name in [n for n in names if n in chat_formats] or [None]
                                          for role in roles_for(registry, name))),
+        "chat_names": names_for(registry, names),
         "editor_oob": is_htmx(request) and chat and request.headers.get("HX-Trigger-Name") not in TYPING_FIELDS,
         "editor_focus": focus_after(state.op, len(state.messages)),
     }

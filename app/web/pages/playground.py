@@ -17,7 +17,7 @@ from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
 from app.web.pages.chat_form import (
-    PageInput, chat_result, chat_view, focus_after, message_rows, render_page_chat, reply_tokens, roles_for,
+    PageInput, chat_result, chat_view, focus_after, message_rows, render_page_chat, reply_tokens, roles_for, names_for,
 )
 from app.web.pages.common import (
     HEAD_SLACK, TYPING_FIELDS, base_context, is_htmx, name_directory, named_tokenizer, page_text,
@@ -106,6 +106,7 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         "counts_oob": is_htmx(request) and state.mode == "chat" and typing,
         "editor_focus": focus_after(state.op, len(state.messages)),
         "chat_roles": roles_for(registry, shown),
+        "chat_names": names_for(registry, [shown]),
         "show_counts": True,
         "chat_rows": message_rows(state.messages, result.rendered if state.mode == "chat" and result else None),
         "chat_reply": reply_tokens(result.rendered) if state.mode == "chat" and result else 0,
