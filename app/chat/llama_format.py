@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.chat.messages import ChatMessage
+from app.chat.messages import ChatMessage, Tool, refuse_tools
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
 
@@ -35,7 +35,8 @@ class LlamaFormat:
     roles: tuple[str, ...] = ("system", "user", "assistant")
     takes_names: bool = False  # a message with a name is refused (render)
 
-    def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage]):
+    def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()):
+        refuse_tools(self.name, messages, tools)
         from app.chat.render import Part, Rendered
 
         for position, message in enumerate(messages):

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
-from app.chat.messages import ChatMessage
+from app.chat.messages import ChatMessage, Tool, refuse_tools
 
 JOIN = "\n\n"
 BOS, EOS, INST, END_INST = ("<s>", 1), ("</s>", 2), ("[INST]", 3), ("[/INST]", 4)
@@ -96,7 +96,8 @@ class MistralFormat:
     roles: tuple[str, ...] = ("system", "user", "assistant")
     takes_names: bool = False  # a message with a name is refused (_check)
 
-    def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage]):
+    def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()):
+        refuse_tools(self.name, messages, tools)
         from app.chat.render import Part, Rendered
 
         _check(messages)

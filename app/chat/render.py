@@ -43,7 +43,7 @@ from app.chat.mistral_format import MISTRAL
 from app.chat.template_format import TemplateFormat
 from app.errors import InvalidInput, excerpt
 from app.tokenizers.base import Tokenizer
-from app.chat.messages import ChatMessage
+from app.chat.messages import ChatMessage, Tool, refuse_tools
 from app.tokenizers.tokens import Token
 
 
@@ -55,6 +55,7 @@ class Part:
     framing: bool  # added by the format, not typed by the user
     special: bool = False  # one special token whose bytes are `text`
     tokens: tuple[Token, ...] | None = None  # its tokens (ranges into `text`) when known, else made from `ids`
+    tools: bool = False  # part of the tools' definitions (counted apart: Rendered.tools_count)
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,13 @@ class Rendered:
 
     @property
     def overhead(self) -> int:
-        """Tokens the format adds: everything but the messages' content."""
-        return sum(len(part.ids) for part in self.parts if part.framing)
+        """Tokens the format adds: everything but the messages' content and the tools."""
+        return sum(len(part.ids) for part in self.parts if part.framing and not part.tools)
+
+    @property
+    def tools_count(self) -> int:
+        """Tokens of the tools' definitions (wherever the format writes them)."""
+        return sum(len(part.ids) for part in self.parts if part.tools)
 
     def tokens(self, limit: int | None = None) -> list[Token]:
         """Tokens of the whole prompt (or of its parts until `limit` tokens are reached), ranges
@@ -119,7 +125,8 @@ class Framing:
     roles: tuple[str, ...]
     takes_names: bool = True  # role:name in the header
 
-    def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage]) -> Rendered:
+    def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> Rendered:
+        refuse_tools(self.name, messages, tools)
         specials = self.ids[tokenizer.name]
         parts: list[Part] = []
 
@@ -172,9 +179,11 @@ def formats_of(tokenizer: Tokenizer) -> list[str]:
     return formats_for(tokenizer.name, tokenizer.chat_template is not None)
 
 
-def render(tokenizer: Tokenizer, messages: Sequence[ChatMessage], format_name: str | None = None) -> Rendered:
-    """The prompt `messages` make for `tokenizer` in `format_name` (default: the tokenizer's own);
-    an `InvalidInput` names the formats and roles allowed when these are not."""
+def render(tokenizer: Tokenizer, messages: Sequence[ChatMessage], format_name: str | None = None,
+           tools: Sequence[Tool] = ()) -> Rendered:
+    """The prompt `messages` (and `tools`, the functions offered) make for `tokenizer` in
+    `format_name` (default: the tokenizer's own); an `InvalidInput` names the formats and
+    roles allowed when these are not, or says the format has no tools."""
     allowed = formats_of(tokenizer)
     if not allowed:
         raise InvalidInput(f"{tokenizer.name} has no chat format here; chat prompts work with {WHICH_CHAT}")
@@ -188,4 +197,4 @@ def render(tokenizer: Tokenizer, messages: Sequence[ChatMessage], format_name: s
         if message.role not in chat_format.roles:
             raise InvalidInput(f"message {position} has role {excerpt(message.role)}, which {name} does not know; "
                                f"use one of {', '.join(chat_format.roles)}")
-    return chat_format.render(tokenizer, messages)
+    return chat_format.render(tokenizer, messages, tools)

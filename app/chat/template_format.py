@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.chat.messages import ChatMessage
+from app.chat.messages import ChatMessage, Tool, refuse_tools
 from app.errors import InvalidInput
 from app.sandbox import runner
 from app.settings import get_settings
@@ -127,7 +127,8 @@ class TemplateFormat:
     roles = ("system", "user", "assistant", "tool", "developer")
     takes_names = True  # each message's name is given to the template
 
-    def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage]):
+    def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()):
+        refuse_tools(self.name, messages, tools)
         from app.chat.render import Part, Rendered
 
         text = render_text(tokenizer.chat_template, messages)
