@@ -12,7 +12,8 @@ Formats (each exact against its reference library, tests/chat):
   `<|im_start|>` role[`:`name] `<|im_sep|>` content `<|im_end|>`, then
   `<|im_start|>assistant<|im_sep|>`. The three ids are those of OpenAI's chat models
   (100264-100266, 200264-200266); they are outside the plain encodings' vocabularies, so a
-  part carries its own bytes. Its count equals OpenAI cookbook's rule (tests/api/test_chat.py).
+  part carries its own bytes. Its count equals OpenAI cookbook's rule (tests/api/test_chat.py);
+  with tools, the counts OpenAI's API reported (app/chat/chatml_format.py, its `note`).
 - `harmony` (o200k_harmony, gpt-oss): `<|start|>` role[`:`name] `<|message|>` content
   `<|end|>` per message, then `<|start|>assistant`, as openai-harmony's
   `render_conversation_for_completion(conversation, Role.ASSISTANT)` for text messages.
@@ -38,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.chat.chatml_format import CHATML
 from app.chat.llama_format import LLAMA3, LLAMA4
 from app.chat.mistral_format import MISTRAL
 from app.chat.template_format import TemplateFormat
@@ -149,12 +151,6 @@ class Framing:
         return Rendered(tokenizer, self.name, tuple(parts))
 
 
-CHATML = Framing(
-    "chatml", "<|im_start|>", "<|im_sep|>", "<|im_end|>",
-    {"cl100k_base": {"<|im_start|>": 100264, "<|im_end|>": 100265, "<|im_sep|>": 100266},
-     "o200k_base": {"<|im_start|>": 200264, "<|im_end|>": 200265, "<|im_sep|>": 200266}},
-    roles=("system", "user", "assistant", "tool", "developer"),
-)
 HARMONY = Framing(
     "harmony", "<|start|>", "<|message|>", "<|end|>",
     {"o200k_harmony": {"<|start|>": 200006, "<|message|>": 200008, "<|end|>": 200007}},
