@@ -38,9 +38,9 @@ from app.tokenizers.base import Tokenizer
 START, END, SEP = "<|im_start|>", "<|im_end|>", "<|im_sep|>"
 TOOLS_HEADER = "# Tools: functions\n\n"
 NOTE = ("OpenAI publishes no chat format for its API models: chatml counts follow the prompt tokens "
-        "OpenAI's API reported (OpenAI cookbook's rule for messages; gpt-tokenizer's published cases "
-        "for tools, calls and results), and the framing drawn around tools and calls is ours, sized "
-        "to those counts")
+        "OpenAI's API reported (OpenAI cookbook's rule for messages; for tools, calls and results the "
+        "cases gpt-tokenizer and openai-chat-tokens publish), and the framing drawn around tools and "
+        "calls is ours, sized to those counts")
 
 
 @dataclass(frozen=True)
