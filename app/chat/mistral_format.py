@@ -1,10 +1,11 @@
 """The `mistral` chat format: messages -> the ids mistral-common's
 `MistralTokenizer.encode_chat_completion` gives, for mistral_v1, mistral_v3 and mistral_tekken.
 
-What mistral-common 1.13.1 does with text messages (system, user, assistant), and so we do:
-- Validation first: no names; the chat starts with a user or system message; with more
-  than one message, the last one is not an assistant's (the model answers a user); a system
-  message never follows an assistant's; an assistant message is not empty.
+What mistral-common 1.13.1 does with messages (system, user, assistant, tool) and tools, and so we do:
+- Validation first: no names; a chat of one message is a user or system message; with more
+  than one message, the last one is not an assistant's (the model answers a user or a tool
+  result); roles follow each other as mistral_tools.FOLLOWS allows (a system message never
+  follows an assistant's); an assistant message has content or tool calls.
 - Every non-empty system message joins the system prompt ("\\n\\n" between them); it is not a
   turn of its own. Consecutive user (or assistant) messages merge into one turn, "\\n\\n"
   between the non-empty ones. A chat whose first turn is not a user's gets an empty one first.
@@ -16,11 +17,17 @@ What mistral-common 1.13.1 does with text messages (system, user, assistant), an
 - v3 (mistral_v3 and mistral_tekken): `[INST]`, `[/INST]` are control tokens (ids 3, 4)
   around the encoded content; the system prompt goes before the LAST user turn's content;
   an assistant's content loses its trailing spaces.
+- Tools (v3 only; mistral_v1 refuses them, and its calls and results, with a 422):
+  `[AVAILABLE_TOOLS]` definitions `[/AVAILABLE_TOOLS]` just before the last user turn's
+  `[INST]` (in no message, marked tools); an assistant turn with calls is `[TOOL_CALLS]`
+  their JSON `</s>`; each tool message is a turn of its own, `[TOOL_RESULTS]` JSON
+  `[/TOOL_RESULTS]`. The JSON and mistral-common's checks are app/chat/mistral_tools.py's; the
+  special ids differ between the two (TOOL_IDS).
 
 Each encode call covers one string built from pieces (framing text, system prompts, message
 contents); its tokens go to the piece holding their last character, so a token that spans
 a seam (SentencePiece's "▁Be" after "[INST] ") counts for the content it ends in. Left out:
-tools, images, prefix (continued) assistant messages, names.
+images, prefix (continued) assistant messages, names (but a tool result's, which v3 does not write).
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from typing import Any
 
 from app.chat.messages import ChatMessage, Tool, ToolCall
 from app.errors import InvalidInput, excerpt
+from app.tokenizers.tokens import clean_text
 
 # mistral-common's own patterns, with Python's re.match (so "$" also matches before a final "\n")
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -40,8 +41,12 @@ class Piece:
     framing: bool
 
 
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+def dumps(value: Any, what: str) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except RecursionError:
+        raise InvalidInput(f"{what} is JSON nested too deeply to write; flatten it") from None
+    return clean_text(text)  # a lone surrogate (JSON escapes can make one) becomes U+FFFD, as tiktoken and Tekken do
 
 
 def parsed(text: str, what: str) -> Any:
@@ -59,7 +64,7 @@ def parsed(text: str, what: str) -> Any:
 
 def definitions(tools: Sequence[Tool]) -> list[Piece]:
     text = dumps([{"type": "function", "function": {"name": tool.name, "description": tool.description or "",
-                                                     "parameters": tool.parameters or {}}} for tool in tools])
+                                                     "parameters": tool.parameters or {}}} for tool in tools], "tools")
     return [Piece(text, None, False)]
 
 
@@ -70,15 +75,17 @@ def calls(messages: Sequence[ChatMessage], indices: Sequence[int]) -> list[Piece
     for i in indices:
         for call in messages[i].tool_calls:
             opening = "[" if not pieces else ", "
-            pieces += [Piece(f'{opening}{{"name": {dumps(call.name)}, "arguments": ', i, True),
-                       Piece(dumps(parsed(call.arguments, f"message {i}'s call {excerpt(call.name)}")), i, False),
-                       Piece(f', "id": {dumps(call.id)}}}', i, True)]
+            what = f"message {i}'s call {excerpt(call.name)}"
+            pieces += [Piece(f'{opening}{{"name": {dumps(call.name, what)}, "arguments": ', i, True),
+                       Piece(dumps(parsed(call.arguments, what), what), i, False),
+                       Piece(f', "id": {dumps(call.id, what)}}}', i, True)]
     return pieces + [Piece("]", indices[-1], True)]
 
 
 def result(message: ChatMessage, index: int) -> list[Piece]:
-    return [Piece('{"content": ', index, True), Piece(dumps(parsed(message.content, f"message {index}")), index, False),
-            Piece(f', "call_id": {dumps(message.tool_call_id)}}}', index, True)]
+    what = f"message {index}"
+    return [Piece('{"content": ', index, True), Piece(dumps(parsed(message.content, what), what), index, False),
+            Piece(f', "call_id": {dumps(message.tool_call_id, what)}}}', index, True)]
 
 
 def check_chat(messages: Sequence[ChatMessage]) -> None:

@@ -236,3 +236,18 @@ def test_deeply_nested_arguments_are_refused_not_a_crash(registry):
     with pytest.raises(InvalidInput) as raised:
         MISTRAL.render(registry.get("mistral_v3"), messages, ())
     assert "nested too deeply" in raised.value.message
+
+
+@pytest.mark.parametrize("escaped", ['"\\ud800"', '{"a": "x\\udfff"}'])
+def test_lone_surrogate_escapes_are_u_fffd(registry, escaped):
+    """Tekken writes a lone surrogate as U+FFFD (mistral-common's ids); SentencePiece cannot take
+    one (mistral-common fails), so mistral_v3 gets U+FFFD's ids too, as everywhere in the API."""
+    def chat(arguments):
+        return [ChatMessage("user", "hi"), ChatMessage("assistant", "", tool_calls=(ToolCall("abcDEF123", "f", arguments),)),
+                ChatMessage("tool", arguments, tool_call_id="abcDEF123")]
+
+    replaced = escaped.replace("\\ud800", "\ufffd").replace("\\udfff", "\ufffd")
+    tekken = MISTRAL.render(registry.get("mistral_tekken"), chat(escaped), ())
+    assert tekken.ids == reference("mistral_tekken", chat(escaped), ()) and "\ufffd" in tekken.text
+    v3 = MISTRAL.render(registry.get("mistral_v3"), chat(escaped), ())
+    assert v3.ids == reference("mistral_v3", chat(replaced), ())
