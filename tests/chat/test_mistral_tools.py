@@ -251,3 +251,30 @@ def test_lone_surrogate_escapes_are_u_fffd(registry, escaped):
     assert tekken.ids == reference("mistral_tekken", chat(escaped), ()) and "\ufffd" in tekken.text
     v3 = MISTRAL.render(registry.get("mistral_v3"), chat(escaped), ())
     assert v3.ids == reference("mistral_v3", chat(replaced), ())
+
+
+def calling(*ids):
+    return ChatMessage("assistant", "", tool_calls=tuple(ToolCall(i, "f", '{"n": 1}') for i in ids))
+
+
+def answer(call_id, content="ok"):
+    return ChatMessage("tool", content, tool_call_id=call_id)
+
+
+EDGES = {
+    "only a system prompt": [ChatMessage("system", "s")],
+    "a tool result first": [answer("abcDEF123"), ChatMessage("user", "u")],
+    "three calls, three results": [ChatMessage("user", "u"), calling("abcDEF123", "Zz9Zz9Zz9", "q1w2e3r4t"),
+                                   answer("abcDEF123"), answer("Zz9Zz9Zz9"), answer("q1w2e3r4t")],
+    "ends with results": [ChatMessage("user", "u"), calling("abcDEF123"), answer("abcDEF123", "")],
+    "results then text": [ChatMessage("user", "u"), calling("abcDEF123"), answer("abcDEF123", "[1, 2]"),
+                          ChatMessage("assistant", "done  "), ChatMessage("user", "")],
+}
+
+
+@pytest.mark.parametrize("chat", EDGES, ids=list(EDGES))
+@pytest.mark.parametrize("name", TOOLED)
+def test_edge_chats_equal_mistral_common(registry, name, chat):
+    rendered = MISTRAL.render(registry.get(name), EDGES[chat], (WEATHER, Tool("f")))
+    assert rendered.ids == reference(name, EDGES[chat], (WEATHER, Tool("f")))
+    check_parts(rendered)
