@@ -92,7 +92,7 @@ def check_chat(messages: Sequence[ChatMessage]) -> None:
     """mistral-common's v3 rules for roles in order, calls and results (test mode)."""
     for i in range(1, len(messages)):
         before, role = messages[i - 1].role, messages[i].role
-        if role not in FOLLOWS[before]:
+        if role not in FOLLOWS.get(before, ()):
             fix = ("a tool result answers an assistant's tool calls: put it right after them or after another "
                    "result" if role == "tool" else f"move it before the {before} message or make it a user message")
             article = "an" if before == "assistant" else "a"
