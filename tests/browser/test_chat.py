@@ -156,7 +156,7 @@ def test_roles_follow_the_format_and_tokenizers_without_one_say_so(page):
     open_chat(page, "o200k_harmony")
     assert page.locator("#role-0 option").all_inner_texts() == ["system", "developer", "user", "assistant"]
     page.locator("select[name=tokenizer]").select_option("mistral_tekken")
-    expect(page.locator("#role-0 option")).to_have_text(["system", "user", "assistant"])
+    expect(page.locator("#role-0 option")).to_have_text(["system", "user", "assistant", "tool"])
     expect(page.locator(".result [data-role=message]")).to_contain_text("Mistral's chat format has no names")
     page.locator("#name-1").fill("")  # even while that answer redraws the editor (test_chat_swap.py)
     expect(page.locator("[data-role=chat-format]")).to_have_text("mistral")
