@@ -15,7 +15,8 @@ Formats (each exact against its reference library, tests/chat):
   part carries its own bytes. Its count equals OpenAI cookbook's rule (tests/api/test_chat.py).
 - `harmony` (o200k_harmony, gpt-oss): `<|start|>` role[`:`name] `<|message|>` content
   `<|end|>` per message, then `<|start|>assistant`, as openai-harmony's
-  `render_conversation_for_completion(conversation, Role.ASSISTANT)` for text messages.
+  `render_conversation_for_completion(conversation, Role.ASSISTANT)`, with function tools,
+  calls and results; see app/chat/harmony_format.py.
 
 - `mistral` (mistral_v1, mistral_v3, mistral_tekken): `<s>[INST] user [/INST] assistant</s>`
   as mistral-common's `encode_chat_completion`, with its system-prompt placement, merging
@@ -38,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.chat.harmony_format import HARMONY
 from app.chat.llama_format import LLAMA3, LLAMA4
 from app.chat.mistral_format import MISTRAL
 from app.chat.template_format import TemplateFormat
@@ -154,11 +156,6 @@ CHATML = Framing(
     {"cl100k_base": {"<|im_start|>": 100264, "<|im_end|>": 100265, "<|im_sep|>": 100266},
      "o200k_base": {"<|im_start|>": 200264, "<|im_end|>": 200265, "<|im_sep|>": 200266}},
     roles=("system", "user", "assistant", "tool", "developer"),
-)
-HARMONY = Framing(
-    "harmony", "<|start|>", "<|message|>", "<|end|>",
-    {"o200k_harmony": {"<|start|>": 200006, "<|message|>": 200008, "<|end|>": 200007}},
-    roles=("system", "developer", "user", "assistant"),
 )
 FORMATS = {f.name: f for f in (CHATML, HARMONY, MISTRAL, LLAMA3, LLAMA4, TemplateFormat())}
 DEFAULT_FORMAT = {"cl100k_base": "chatml", "o200k_base": "chatml", "o200k_harmony": "harmony",
