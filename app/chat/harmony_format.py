@@ -93,9 +93,10 @@ class HarmonyFormat:
         section = tools_section(tools) if tools else None
         holder = next((i for i, m in enumerate(messages) if m.role == "developer"), None) if tools else None
         leading = next((i for i, m in enumerate(messages) if m.role != "system"), len(messages))
+        own = leading if section is not None and holder is None else None  # where a tools-only message goes
         out = _Writer(tokenizer)
         for index, message in enumerate(messages):
-            if section is not None and holder is None and index == leading:
+            if index == own:
                 out.tools_message(section)
             if index == holder:
                 out.header(index, "developer", message.name)
@@ -115,7 +116,7 @@ class HarmonyFormat:
                     out.header(index, "assistant", message.name, f"functions.{call.name}", "commentary", "json")
                     out.text(Piece(call.arguments, index, False))
                     out.special("<|call|>", index)
-        if section is not None and holder is None and leading == len(messages):
+        if own == len(messages):
             out.tools_message(section)
         out.special("<|start|>", None)
         out.text(Piece("assistant", None, True))

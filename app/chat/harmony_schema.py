@@ -13,7 +13,9 @@ feature by feature, so any schema renders as it does, not only the usual ones:
   boolean, array (`T[]`, `Array<any>` without items), a list of types (`a | b`), `oneOf`
   (one ` | ` line per variant), `nullable` (`| null`); anything else is `any`.
 Defaults that are not plain strings are JSON as serde_json writes it (compact, keys in their
-order, numbers as Rust's shortest float form: 1e16, 0.00001, 1.0), which `json_text` does.
+order, numbers as Rust's shortest float form: 1e16, 0.00001, 1.0), which `json_text` does;
+a number is first read as serde_json's default parser reads it (`serde_number`), which for
+some long decimals lands one unit in the last place off the float Python holds.
 Left out: tool namespaces other than `functions` (browser, python), a namespace description.
 """
 
@@ -55,13 +57,11 @@ def _rust_float(number: float) -> str:
     sign = "-" if number < 0 else ""
     mantissa, _, exponent = repr(abs(number)).partition("e")
     whole, _, fraction = mantissa.partition(".")
-    digits = (whole + fraction).lstrip("0")
-    power = int(exponent or 0) - len(fraction)
-    stripped = digits.rstrip("0")
-    power += len(digits) - len(stripped)
-    digits = stripped
+    both = whole + fraction
+    digits = both.strip("0")  # the shortest digits d1 d2 ..., the number being digits * 10**power
+    power = int(exponent or 0) - len(fraction) + len(both) - len(both.rstrip("0"))
     length = len(digits)
-    point = length + power  # digits d1 d2 ... with the decimal point after `point` of them
+    point = length + power  # the decimal point goes after `point` digits
     if 0 <= power and point <= 16:
         return f"{sign}{digits}{'0' * power}.0"
     if 0 < point <= 16:
