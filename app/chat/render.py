@@ -16,7 +16,8 @@ Formats (each exact against its reference library, tests/chat):
   with tools, the counts OpenAI's API reported (app/chat/chatml_format.py, its `note`).
 - `harmony` (o200k_harmony, gpt-oss): `<|start|>` role[`:`name] `<|message|>` content
   `<|end|>` per message, then `<|start|>assistant`, as openai-harmony's
-  `render_conversation_for_completion(conversation, Role.ASSISTANT)` for text messages.
+  `render_conversation_for_completion(conversation, Role.ASSISTANT)`, with function tools,
+  calls and results; see app/chat/harmony_format.py.
 
 - `mistral` (mistral_v1, mistral_v3, mistral_tekken): `<s>[INST] user [/INST] assistant</s>`
   as mistral-common's `encode_chat_completion`, with its system-prompt placement, merging
@@ -40,12 +41,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.chat.chatml_format import CHATML
+from app.chat.harmony_format import HARMONY
 from app.chat.llama_format import LLAMA3, LLAMA4
 from app.chat.mistral_format import MISTRAL
 from app.chat.template_format import TemplateFormat
 from app.errors import InvalidInput, excerpt
 from app.tokenizers.base import Tokenizer
-from app.chat.messages import ChatMessage, Tool, refuse_tools
+from app.chat.messages import ChatMessage, Tool
 from app.tokenizers.tokens import Token
 
 
@@ -115,47 +117,6 @@ class Rendered:
         return tokens
 
 
-@dataclass(frozen=True)
-class Framing:
-    """A format of the chatml family: start, role[:name], separator, content, end per message."""
-
-    name: str
-    start: str
-    separator: str
-    end: str
-    ids: dict[str, dict[str, int]]  # tokenizer -> special string -> id
-    roles: tuple[str, ...]
-    takes_names: bool = True  # role:name in the header
-
-    def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> Rendered:
-        refuse_tools(self.name, messages, tools)
-        specials = self.ids[tokenizer.name]
-        parts: list[Part] = []
-
-        def special(text: str, message: int | None) -> None:
-            parts.append(Part(text, (specials[text],), message, framing=True, special=True))
-
-        def plain(text: str, message: int | None, framing: bool) -> None:
-            parts.append(Part(text, tuple(tokenizer.encode(text)), message, framing))
-
-        for index, message in enumerate(messages):
-            special(self.start, index)
-            plain(message.role if message.name is None else f"{message.role}:{message.name}", index, True)
-            special(self.separator, index)
-            plain(message.content, index, False)
-            special(self.end, index)
-        special(self.start, None)
-        plain("assistant", None, True)
-        if self.name == "chatml":
-            special(self.separator, None)
-        return Rendered(tokenizer, self.name, tuple(parts))
-
-
-HARMONY = Framing(
-    "harmony", "<|start|>", "<|message|>", "<|end|>",
-    {"o200k_harmony": {"<|start|>": 200006, "<|message|>": 200008, "<|end|>": 200007}},
-    roles=("system", "developer", "user", "assistant"),
-)
 FORMATS = {f.name: f for f in (CHATML, HARMONY, MISTRAL, LLAMA3, LLAMA4, TemplateFormat())}
 DEFAULT_FORMAT = {"cl100k_base": "chatml", "o200k_base": "chatml", "o200k_harmony": "harmony",
                   "mistral_v1": "mistral", "mistral_v3": "mistral", "mistral_tekken": "mistral",

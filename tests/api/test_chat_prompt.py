@@ -73,7 +73,7 @@ def test_tokens_spell_the_prompt(http, tokenizer):
 @pytest.mark.parametrize("body, status, words", [
     ({"tokenizer": "gpt2", "messages": CHAT}, 422, "no chat format"),
     ({"tokenizer": "cl100k_base", "messages": CHAT, "format": "harmony"}, 422, "use 'chatml'"),
-    ({"tokenizer": "o200k_harmony", "messages": [{"role": "tool", "content": "x"}]}, 422, "use one of"),
+    ({"tokenizer": "o200k_harmony", "messages": [{"role": "function", "content": "x"}]}, 422, "use one of"),
     ({"tokenizer": "cl100k_base", "messages": []}, 422, "messages"),
     ({"tokenizer": "cl100k_base", "messages": [{"role": "user"}]}, 422, "content"),
     ({"tokenizer": "nope", "messages": CHAT}, 404, "unknown tokenizer"),

@@ -88,7 +88,7 @@ def test_tokens_spell_the_prompt_and_mark_the_framing(registry, name):
     ("gpt2", None, "user", "has no chat format"),
     ("cl100k_base", "harmony", "user", "use 'chatml'"),
     ("o200k_harmony", "chatml", "user", "use 'harmony'"),
-    ("o200k_harmony", None, "tool", "use one of system, developer, user, assistant"),
+    ("o200k_harmony", None, "function", "use one of system, developer, user, assistant, tool"),
 ])
 def test_refusals_name_what_is_allowed(registry, name, fmt, role, message):
     with pytest.raises(InvalidInput, match=message):
