@@ -102,6 +102,8 @@ def chat_message(position: int, role: str, content: str | None, name: str | None
                  tool_calls: object = None, tool_call_id: object = None) -> ChatMessage:
     """One message as sent (its role, content and name already strings or None) with its tool fields."""
     where = f"messages[{position}]"
+    if tool_calls is not None and role != "assistant":
+        raise InvalidInput(f"{where} has tool_calls but role {excerpt(role)}; only assistant messages call tools")
     calls = _tool_calls(tool_calls, where)
     if content is None and not (role == "assistant" and calls):
         raise InvalidInput(f'{where} has no content (or null); give it text ("" for none); only an assistant '

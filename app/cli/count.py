@@ -124,12 +124,9 @@ def _plural(count: int, noun: str) -> str:
 
 def count_chat(args, names: list[str], asked: count_budget.Asked = ()) -> None:
     from app.chat.render import render
-    from app.chat.tools import check_tool_chat, cleaned
 
     registry = get_registry()
     messages, tools = read_chat(args.messages, args.tools)
-    check_tool_chat(messages, tools)  # before cleaning: it bounds the schemas' nesting
-    messages, tools = cleaned(messages, tools)
     rendered = {name: render(registry.get(name), messages, tools=tools) for name in names}
     tokens = {name: r.count for name, r in rendered.items()}
     if args.json:

@@ -54,7 +54,8 @@ def read_chat(source: str, tools_source: str | None = None) -> tuple[list, tuple
     """A chat's messages and tools from JSON files, in OpenAI's shapes: `source` holds an array of
     messages or a request body `{"messages": [...], "tools": [...]}` (its other keys, such as "model",
     are ignored: the tokenizers come from the command line); `tools_source` an array of tools (or a body
-    with "tools"). Messages may carry tool_calls and tool_call_id (app/chat/tools.py reads them)."""
+    with "tools"). Messages may carry tool_calls and tool_call_id; app/chat/tools.py reads and checks
+    them, and the chat comes back cleaned of lone surrogates."""
     raw = read_json(source, "a JSON array of messages")
     tools = raw.get("tools") if isinstance(raw, dict) else None
     if isinstance(raw, dict) and "messages" in raw:
@@ -66,7 +67,12 @@ def read_chat(source: str, tools_source: str | None = None) -> tuple[list, tuple
             raise CliError(f'{source} has "tools" and --tools gives them too; give the tools once')
         tools = read_json(tools_source, "a JSON array of tools")
         tools = tools.get("tools") if isinstance(tools, dict) and "tools" in tools else tools
-    return _messages(raw, source), _tools(tools, tools_source or source)
+    from app.chat.tools import check_tool_chat, cleaned
+
+    messages, tools = _messages(raw, source), _tools(tools, tools_source or source)
+    with _in_file(source, tools_source):
+        check_tool_chat(messages, tools)  # before cleaning: it bounds the schemas' nesting
+    return cleaned(messages, tools)
 
 
 def _messages(raw: list, source: str) -> list:
@@ -95,11 +101,13 @@ def _tools(raw: object, source: str) -> tuple:
 
 
 @contextmanager
-def _in_file(source: str):
-    """An `InvalidInput` from reading a chat, as a `CliError` that names the file."""
+def _in_file(source: str, tools_source: str | None = None):
+    """An `InvalidInput` from reading a chat, as a `CliError` that names the file (the tools' file
+    when the problem is in "tools[...]" and they came from one)."""
     from app.errors import InvalidInput
 
     try:
         yield
     except InvalidInput as error:
-        raise CliError(f"{source}: {error.message}") from None
+        where = tools_source if tools_source and error.message.startswith("tools[") else source
+        raise CliError(f"{where}: {error.message}") from None

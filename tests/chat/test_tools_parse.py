@@ -110,6 +110,7 @@ REFUSED = [  # (messages, tools, words the message must hold)
     (chat(answer=9), [WEATHER], ["messages[2].tool_call_id is a number"]),
     ([{"role": "tool", "tool_call_id": "call_1", "content": "x"}, *chat()[:2]], [WEATHER], ["answers no earlier call"]),
     ([{"role": "user", "content": "x", "tool_calls": [call()]}], [WEATHER], ["messages[0] has tool_calls but role 'user'"]),
+    ([{"role": "user", "content": "x", "tool_calls": []}], [WEATHER], ["messages[0] has tool_calls but role 'user'"]),
     ([*chat()[:2], {"role": "user", "content": "x", "tool_call_id": "call_1"}], [WEATHER], ["tool_call_id but role 'user'"]),
     ([{"role": "user", "content": None}], None, ["messages[0] has no content", "only an assistant"]),
     ([{"role": "assistant", "content": None}], None, ["messages[0] has no content"]),
