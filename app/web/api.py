@@ -212,7 +212,9 @@ async def chat(request: Request):
     """The messages rendered in the tokenizer's chat format (`chatml` for cl100k_base and o200k_base with
     `<|im_start|>`/`<|im_sep|>`/`<|im_end|>`, `harmony` for o200k_harmony), then tokenized: the ids a model
     is given. Special-token strings inside content stay text. A tokenizer with no format, a format that does
-    not fit it, or a role the format does not know is a 422 naming what is allowed."""
+    not fit it, or a role the format does not know is a 422 naming what is allowed. `tools` (OpenAI's function
+    tools) are written as the format writes them and counted apart (`tools`); assistant `tool_calls` and `tool`
+    results count in their messages; a bad tool or call is a 422 naming it (docs/api.md, Tools)."""
     settings, registry, pool = services(request)
     body = await read_json(request, schemas.ChatRequest)
     name, model = engine_calls.resolve_with_model(registry, body.tokenizer, body.model)
