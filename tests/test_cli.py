@@ -202,4 +202,4 @@ def test_count_messages_agrees_with_the_chat_rendering(cli_data, tmp_path, regis
     for name, row in printed.items():
         rendered = render(registry.get(name), [ChatMessage(m["role"], m["content"]) for m in messages])
         assert row == {"prompt_tokens": rendered.count, "format": DEFAULT_FORMAT[name],
-                       "per_message": rendered.message_counts(), "overhead": rendered.overhead}
+                       "per_message": rendered.message_counts(), "overhead": rendered.overhead, "tools": 0}

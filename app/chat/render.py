@@ -48,6 +48,7 @@ from app.chat.template_format import TemplateFormat
 from app.errors import InvalidInput, excerpt
 from app.tokenizers.base import Tokenizer
 from app.chat.messages import ChatMessage, Tool
+from app.chat.tools import check_tool_chat
 from app.tokenizers.tokens import Token
 
 
@@ -140,7 +141,7 @@ def render(tokenizer: Tokenizer, messages: Sequence[ChatMessage], format_name: s
            tools: Sequence[Tool] = ()) -> Rendered:
     """The prompt `messages` (and `tools`, the functions offered) make for `tokenizer` in
     `format_name` (default: the tokenizer's own); an `InvalidInput` names the formats and
-    roles allowed when these are not, or says the format has no tools."""
+    roles allowed when these are not, names a bad tool or call, or says the format has no tools."""
     allowed = formats_of(tokenizer)
     if not allowed:
         raise InvalidInput(f"{tokenizer.name} has no chat format here; chat prompts work with {WHICH_CHAT}")
@@ -154,4 +155,5 @@ def render(tokenizer: Tokenizer, messages: Sequence[ChatMessage], format_name: s
         if message.role not in chat_format.roles:
             raise InvalidInput(f"message {position} has role {excerpt(message.role)}, which {name} does not know; "
                                f"use one of {', '.join(chat_format.roles)}")
+    check_tool_chat(messages, tools)  # the checks every format relies on (app/chat/tools.py)
     return chat_format.render(tokenizer, messages, tools)

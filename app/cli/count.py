@@ -6,7 +6,8 @@ characters per token and the difference from the best, a line about the corpus, 
 text files and no --by, it prints one row per file and a TOTAL, as it always has. What
 could not be read is listed after the tables (and counted in the JSON), with a warning on
 stderr; it never stops the count. With --messages CHAT.json it counts a chat's prompt as
-the model receives it (the rendering POST /api/chat uses). With --model, what the text costs
+the model receives it (the rendering POST /api/chat uses), with the tools of --tools
+TOOLS.json or of the chat file. With --model, what the text costs
 as each model's prompt and its share of the context window (count_budget.py).
 """
 
@@ -18,7 +19,7 @@ import sys
 
 from app.cli import count_budget
 from app.cli.corpus_args import add_corpus_arguments, corpus_options, show_progress, workers_of
-from app.cli.io import CliError, read_messages
+from app.cli.io import CliError, read_chat
 from app.cli.progress import Progress, human_bytes
 from app.corpus.count import BY, CountReport, count_corpus
 from app.corpus.portable import specs_for
@@ -31,6 +32,8 @@ def cmd_count(args) -> None:
     registry = get_registry()
     asked = count_budget.models_asked(args.model, registry)
     names = count_budget.tokenizers_with(args.tokenizer, asked)
+    if args.tools and not args.messages:
+        raise CliError("--tools goes with --messages CHAT.json (the chat the tools are offered in)")
     if args.messages:
         if args.paths:
             raise CliError("give either files or --messages, not both")
@@ -123,17 +126,18 @@ def count_chat(args, names: list[str], asked: count_budget.Asked = ()) -> None:
     from app.chat.render import render
 
     registry = get_registry()
-    messages = read_messages(args.messages)
-    rendered = {name: render(registry.get(name), messages) for name in names}
+    messages, tools = read_chat(args.messages, args.tools)
+    rendered = {name: render(registry.get(name), messages, tools=tools) for name in names}
     tokens = {name: r.count for name, r in rendered.items()}
     if args.json:
         extra = {"models": count_budget.as_report(asked, tokens)} if asked else {}
         print(json.dumps({**{name: {"prompt_tokens": r.count, "format": r.format, "per_message": r.message_counts(),
-                                    "overhead": r.overhead} for name, r in rendered.items()}, **extra}, indent=2))
+                                    "overhead": r.overhead, "tools": r.tools_count} for name, r in rendered.items()},
+                          **extra}, indent=2))
         return
     for name, r in rendered.items():
         print(f"{name}: {r.count} prompt tokens ({r.format}; per message: {r.message_counts()}; "
-              f"framing {r.overhead})")
+              f"framing {r.overhead}" + (f"; tools {r.tools_count})" if tools else ")"))
     if asked:
         print()
         print_table(*count_budget.model_rows(asked, tokens))
@@ -152,7 +156,10 @@ def add_count_command(add) -> None:
     sub.add_argument("--by", choices=[*BY, "none"],
                      help="also break the counts down by file, folder or extension (default: by file when given "
                      "only text files, else none)")
-    sub.add_argument("--messages", metavar="CHAT.json", help="count a chat (a JSON array of messages) "
-                     "as the model's prompt, in the tokenizer's chat format (as POST /api/chat)")
+    sub.add_argument("--messages", metavar="CHAT.json", help="count a chat (a JSON array of messages, or a request "
+                     "body with \"messages\" and \"tools\") as the model's prompt, in the tokenizer's chat format "
+                     "(as POST /api/chat)")
+    sub.add_argument("--tools", metavar="TOOLS.json", help="with --messages: the tools offered (a JSON array of "
+                     "OpenAI function tools), counted as the format writes them")
     sub.add_argument("--json", action="store_true", help="print the whole report as JSON instead of tables")
     sub.add_argument("--allow-special", action="store_true", help="count <|endoftext|> etc. as special tokens")

@@ -31,7 +31,7 @@ from app.errors import BadTokenId, InvalidInput, TextTooLarge
 from app.tokenizers import models
 from app.chat.render import formats_of
 from app.chat.template_files import describe
-from app.chat.messages import ChatMessage
+from app.chat.tools import chat_message, chat_texts, parse_tools
 from app.tokenizers.tokens import text_and_ranges, text_stats
 from app.web import engine_calls, schemas
 from app.web.assets import swagger_paths
@@ -212,14 +212,16 @@ async def chat(request: Request):
     """The messages rendered in the tokenizer's chat format (`chatml` for cl100k_base and o200k_base with
     `<|im_start|>`/`<|im_sep|>`/`<|im_end|>`, `harmony` for o200k_harmony), then tokenized: the ids a model
     is given. Special-token strings inside content stay text. A tokenizer with no format, a format that does
-    not fit it, or a role the format does not know is a 422 naming what is allowed."""
+    not fit it, or a role the format does not know is a 422 naming what is allowed. `tools` (OpenAI's function
+    tools) are written as the format writes them and counted apart (`tools`); assistant `tool_calls` and `tool`
+    results count in their messages; a bad tool or call is a 422 naming it (docs/api.md, Tools)."""
     settings, registry, pool = services(request)
     body = await read_json(request, schemas.ChatRequest)
     name, model = engine_calls.resolve_with_model(registry, body.tokenizer, body.model)
-    messages = [ChatMessage(m.role, m.content, m.name) for m in body.messages]
+    messages, tools = _chat_of(body)
 
     def work() -> Response:
-        rendered = engine_calls.render_chat(registry, settings, name, messages, body.format)
+        rendered = engine_calls.render_chat(registry, settings, name, messages, body.format, tools)
         tokens = rendered.tokens()
         special = {t.id for t in tokens if t.special}
         listed = token_list([t.id for t in tokens], [t.bytes for t in tokens], special, [(t.start, t.end) for t in tokens])
@@ -228,12 +230,20 @@ async def chat(request: Request):
         budget = _budgets([(model, name)] if model else [], {name: rendered.count}, body.reply_tokens)
         return json_response(
             f'{{"tokenizer":{dumps(name)},"format":{dumps(rendered.format)},"count":{rendered.count},'
-            f'"text":{dumps(rendered.text)},"tokens":{listed},"messages":[{per_message}],"overhead":{rendered.overhead}'
+            f'"text":{dumps(rendered.text)},"tokens":{listed},"messages":[{per_message}],"overhead":{rendered.overhead},'
+            f'"tools":{rendered.tools_count}'
             + (f',"budget":{dumps(budget[0])}}}' if budget else "}"),
             request.headers.get("accept-encoding", ""),
         )
 
     return await pool.run(work, request=request)
+
+
+def _chat_of(body: schemas.ChatRequest | schemas.CountRequest) -> tuple[list, tuple]:
+    """The request's messages and tools (app/chat/tools.py reads the tool fields and names what is wrong)."""
+    messages = [chat_message(i, m.role, m.content, m.name, m.tool_calls, m.tool_call_id)
+                for i, m in enumerate(body.messages)]
+    return messages, parse_tools(body.tools)
 
 
 def _budgets(asked: list[tuple[str, str]], counts: dict[str, int], reply_tokens: int | None) -> list[dict] | None:
@@ -296,7 +306,8 @@ async def count(request: Request):
     example; `harmony` for o200k_harmony; `mistral` for the Mistral tokenizers), so the two endpoints agree.
     Without `tokenizers`, cl100k_base and o200k_base count (OpenAI's chat encodings, as before chat formats
     existed); a tokenizer without a format is a 422 naming those that
-    have one. Function/tool definitions are not counted."""
+    have one. With `tools` (function definitions, OpenAI's shape), their tokens are counted as the format
+    writes them, apart in `chat.tools`; a format without tools is a 422 that says so."""
     settings, registry, pool = services(request)
     body = await read_json(request, schemas.CountRequest)
     given = [field for field in ("text", "texts", "messages") if getattr(body, field) is not None]
@@ -304,6 +315,8 @@ async def count(request: Request):
         raise InvalidInput(
             f"send exactly one of \"text\", \"texts\" or \"messages\"; got {', '.join(given) or 'none'}"
         )
+    if body.tools is not None and body.messages is None:
+        raise InvalidInput('"tools" go with "messages" (a chat); leave "tools" out to count a text')
     if body.messages is not None:
         return await _count_chat(request, body, registry, settings, pool)
     texts = [body.text] if body.text is not None else body.texts
@@ -347,11 +360,14 @@ async def _count_chat(request: Request, body: schemas.CountRequest, registry, se
             "allow_special does not apply to messages: OpenAI counts special-token strings in messages as "
             "plain text; leave it out"
         )
-    messages = [ChatMessage(m.role, m.content, m.name) for m in body.messages]
+    messages, tools = _chat_of(body)
     names, asked = engine_calls.names_and_models(registry, body.tokenizers, body.model)
-    rendered = await pool.run(engine_calls.count_messages, registry, settings, names or list(OPENAI_CHAT_DEFAULT),
-                              messages, request=request)
-    fields = engine_calls.check_texts([value for m in messages for value in m.fields()], settings)
+
+    def work() -> tuple[dict, list[str]]:  # schemas are serialised here, off the event loop, once they are checked
+        rendered = engine_calls.count_messages(registry, settings, names or list(OPENAI_CHAT_DEFAULT), messages, tools)
+        return rendered, engine_calls.check_texts(chat_texts(messages, tools), settings)
+
+    rendered, fields = await pool.run(work, request=request)
     result = {
         "counts": {name: chat.count for name, chat in rendered.items()},
         "characters": sum(len(value) for value in fields),
@@ -360,6 +376,7 @@ async def _count_chat(request: Request, body: schemas.CountRequest, registry, se
             "formats": {name: chat.format for name, chat in rendered.items()},
             "per_message": {name: chat.message_counts() for name, chat in rendered.items()},
             "overhead": {name: chat.overhead for name, chat in rendered.items()},
+            "tools": {name: chat.tools_count for name, chat in rendered.items()},
         },
     }
     if asked:

@@ -20,7 +20,8 @@ from app.errors import InvalidInput, TextTooLarge, TokenprismError, excerpt
 from app.chat.render import WHICH_CHAT, Rendered, render
 from app.settings import Settings
 from app.tokenizers.base import Tokenizer
-from app.chat.messages import ChatMessage
+from app.chat.messages import ChatMessage, Tool
+from app.chat.tools import chat_texts, check_tool_chat, cleaned
 from app.pricing import budget
 from app.tokenizers import models
 from app.tokenizers.registry import Registry
@@ -163,37 +164,42 @@ def decode(registry: Registry, settings: Settings, name: str, ids: list[object],
 
 
 def count_messages(
-    registry: Registry, settings: Settings, names: list[str], messages: list[ChatMessage]
+    registry: Registry, settings: Settings, names: list[str], messages: list[ChatMessage], tools: tuple[Tool, ...] = ()
 ) -> dict[str, Rendered]:
-    """Canonical tokenizer name -> the chat rendered in that tokenizer's own format, as /api/chat
-    renders it (so the two endpoints agree). Every name is checked for a format before any renders."""
-    cleaned = check_messages(messages, settings)
+    """Canonical tokenizer name -> the chat (and its tools) rendered in that tokenizer's own format, as
+    /api/chat renders it (so the two endpoints agree). Every name is checked for a format before any renders."""
+    messages, tools = check_chat(messages, tools, settings)
     names = check_tokenizer_names(names, registry, settings)
     if without := [name for name in names if not registry.chat_formats(name)]:
         raise InvalidInput(
             f"{', '.join(without)} {'has' if len(without) == 1 else 'have'} no chat format here; chat prompts "
             f"are counted for {WHICH_CHAT}. Choose among those, or count the text with \"text\""
         )
-    return {name: render(registry.get(name), cleaned) for name in names}
+    return {name: render(registry.get(name), messages, tools=tools) for name in names}
+
+
+def check_chat(
+    messages: list[ChatMessage], tools: tuple[Tool, ...], settings: Settings
+) -> tuple[list[ChatMessage], tuple[Tool, ...]]:
+    """The chat checked as every format needs it (app/chat/tools.py: bounds first, so nothing deep is
+    serialised), all its text together within the text limit, and cleaned of lone surrogates."""
+    check_tool_chat(messages, tools)
+    check_texts(chat_texts(messages, tools), settings, "the message fields and tools" if tools else "the message fields")
+    return cleaned(messages, tools)
 
 
 def check_messages(messages: list[ChatMessage], settings: Settings) -> list[ChatMessage]:
     """The messages with their fields cleaned (lone surrogates), all fields together within the text limit."""
-    fields = check_texts([value for message in messages for value in message.fields()], settings, "the message fields")
-    cleaned, position = [], 0
-    for message in messages:
-        size = len(message.fields())
-        role, content, *name = fields[position : position + size]
-        cleaned.append(ChatMessage(role, content, name[0] if name else None))
-        position += size
-    return cleaned
+    return check_chat(messages, (), settings)[0]
 
 
 def render_chat(
-    registry: Registry, settings: Settings, name: str, messages: list[ChatMessage], format_name: str | None
+    registry: Registry, settings: Settings, name: str, messages: list[ChatMessage], format_name: str | None,
+    tools: tuple[Tool, ...] = (),
 ) -> Rendered:
     """The chat prompt as `name`'s model sees it (app/chat/render.py), within the token budget."""
-    rendered = render(registry.get(name), check_messages(messages, settings), format_name)
+    messages, tools = check_chat(messages, tools, settings)
+    rendered = render(registry.get(name), messages, format_name, tools)
     budget_check({rendered.tokenizer.name: rendered.count}, settings, "the chat")
     return rendered
 

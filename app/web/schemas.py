@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.chat.tools import MAX_JSON_DEPTH, MAX_TOOLS
 from app.web.budget_schemas import BudgetOut, ModelName, ReplyTokens
 
 # Most texts in one /api/count "texts" batch and most chat messages in one request. The
@@ -102,12 +103,50 @@ class TokenizeRequest(Request):
     )
 
 
+TOOL_SCHEMA = {"type": "object", "required": ["type", "function"], "properties": {
+    "type": {"const": "function"},
+    "function": {"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+        "description": {"type": "string"},
+        "parameters": {"type": "object", "description": "A JSON schema."},
+        "strict": {"type": "boolean", "description": "Accepted and not counted."}}}}}
+TOOL_CALL_SCHEMA = {"type": "object", "required": ["id", "function"], "properties": {
+    "id": {"type": "string"},
+    "type": {"const": "function"},
+    "function": {"type": "object", "required": ["name", "arguments"], "properties": {
+        "name": {"type": "string", "description": "A tool listed in `tools`."},
+        "arguments": {"type": "string", "description": "JSON text, as the model wrote it."}}}}}
+EXAMPLE_TOOL = {"type": "function", "function": {
+    "name": "get_weather", "description": "The weather in a city",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+EXAMPLE_TOOL_CHAT = [
+    {"role": "user", "content": "Weather in Paris?"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+    {"role": "tool", "tool_call_id": "call_1", "content": "18 °C, sunny"},
+]
+# tools and tool calls arrive as raw JSON, so that app/chat/tools.py names what is wrong and how to fix it
+Tools = Annotated[Any, Field(
+    description="The functions the model may call, as OpenAI's API takes them (`[{\"type\": \"function\", "
+    f"\"function\": {{\"name\", \"description\", \"parameters\"}}}}]`; at most {MAX_TOOLS}, schemas nested at most "
+    f"{MAX_JSON_DEPTH} deep). "
+    "Rendered as the format does and counted apart (`tools`); a format without tools answers a 422 that says so.",
+    json_schema_extra={"type": "array", "items": TOOL_SCHEMA}, examples=[[EXAMPLE_TOOL]],
+)]
+
+
 class ChatMessageIn(Request):
     role: str = Field(
         description="system, user, assistant, developer, tool, ...; its tokens count too.", examples=["user"]
     )
-    content: str = Field(description="The message text (plain text; content-part arrays are not supported).")
+    content: str | None = Field(None, description="The message text (plain text; content-part arrays are not "
+                                "supported). Null or left out only in an assistant message with `tool_calls`.")
     name: str | None = Field(None, description="Optional participant name (chatml and harmony write role:name; mistral has none).")
+    tool_calls: Any = Field(None, description="assistant: the tools it calls (OpenAI's shape; each names a tool "
+                            "listed in `tools`, arguments are JSON text). Counted in this message.",
+                            json_schema_extra={"type": "array", "items": TOOL_CALL_SCHEMA})
+    tool_call_id: Any = Field(None, description="role tool: the id of the earlier call this result answers.",
+                              json_schema_extra={"type": "string"})
 
 
 class CountRequest(Request):
@@ -123,6 +162,7 @@ class CountRequest(Request):
         description="A chat, rendered in each tokenizer's own chat format as POST /api/chat renders it "
         f"(chatml for cl100k_base and o200k_base gives OpenAI's cookbook counts). At most {MAX_MESSAGES:,} messages.",
     )
+    tools: Tools = None
     tokenizers: TokenizerNames | None = Field(
         None,
         description="Which tokenizers to count with. " + DEFAULT_TOKENIZERS_DOC + MODELS_AMONG_NAMES_DOC
@@ -145,6 +185,7 @@ class CountRequest(Request):
                     ],
                     "tokenizers": ["cl100k_base"],
                 },
+                {"messages": EXAMPLE_TOOL_CHAT, "tools": [EXAMPLE_TOOL], "tokenizers": ["o200k_harmony"]},
             ]
         }
     )
@@ -326,6 +367,7 @@ class ChatRequest(Request):
         description=f"The conversation, in order (at most {MAX_MESSAGES:,} messages).",
         examples=[[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi 👋"}]],
     )
+    tools: Tools = None
     format: str | None = Field(
         None, description="chatml (cl100k_base, o200k_base), harmony (o200k_harmony) or mistral (mistral_v1, "
         "mistral_v3, mistral_tekken); omitted: the tokenizer's own.",
@@ -347,7 +389,10 @@ class ChatResponse(Response):
     text: str = Field(description="The prompt as text; the tokens' ranges index into it.")
     tokens: list[TokenOut] = Field(description="As /api/tokenize; the format's special tokens have `special` true.")
     messages: list[ChatMessageCount]
-    overhead: int = Field(description="Tokens the format adds: `count` minus the tokens of the messages' content.")
+    overhead: int = Field(description="Tokens the format adds: `count` minus the tokens of the messages' content "
+                          "and of the tools.")
+    tools: int = Field(description="Tokens of the tools' definitions, wherever the format writes them (0 without "
+                       "tools); tool calls and results count in their messages.")
     budget: BudgetOut | None = Field(None, description="With a model: its budget for the whole prompt (`count`).")
 
 
@@ -383,6 +428,7 @@ class ChatCountOut(Response):
         description="Tokenizer -> tokens of each message with its framing; the reply priming belongs to none."
     )
     overhead: dict[str, int] = Field(description="Tokenizer -> tokens the format adds around the messages' content.")
+    tools: dict[str, int] = Field(description="Tokenizer -> tokens of the tools' definitions (as /api/chat's `tools`).")
 
 
 class CountResponse(Response):
@@ -390,7 +436,8 @@ class CountResponse(Response):
         description="Tokenizer -> tokens: of `text`; the sum over `texts`; the chat's prompt tokens for `messages`.",
         examples=[{"cl100k_base": 7, "o200k_base": 7}],
     )
-    characters: int = Field(description="Characters counted (all texts, or all message fields, together).")
+    characters: int = Field(description="Characters counted (all texts, or all message fields with the tools' "
+                            "names, descriptions and schemas as JSON, together).")
     bytes: int = Field(description="UTF-8 bytes of the same.")
     items: list[CountItem] | None = Field(None, description="`texts` only: the counts of each text, in order.")
     chat: ChatCountOut | None = Field(None, description="`messages` only: formats, per-message counts, overhead.")
