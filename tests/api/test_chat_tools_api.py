@@ -92,9 +92,10 @@ def test_a_tool_result_with_the_legacy_function_role_reaches_the_format(fake_htt
 
 @pytest.mark.parametrize("name", list(DEFAULT_FORMAT))
 def test_each_real_format_counts_tools_or_says_it_has_none(http, name):
-    """Today's formats refuse tools with a 422 that says so; once one renders them, its counts must
-    agree between /api/chat and /api/count and be counted apart."""
-    body = {"messages": CHAT, "tools": [WEATHER]}
+    """A format without tools refuses them with a 422 that says so; one that renders them counts
+    them apart, /api/chat and /api/count agreeing. (The call id is 9 letters or digits, the
+    only ids Mistral's formats take.)"""
+    body = {"messages": chat(call("abcDEF123"), answer="abcDEF123"), "tools": [WEATHER]}
     answer = http.post("/api/chat", json={"tokenizer": name, **body})
     counted = http.post("/api/count", json={"tokenizers": [name], **body})
     if answer.status_code == 422:

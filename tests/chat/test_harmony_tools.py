@@ -13,9 +13,16 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from app.chat.harmony_schema import tools_section
 from app.chat.messages import ChatMessage, Tool, ToolCall
-from app.chat.render import render
+from app.chat.harmony_format import HARMONY
 from app.errors import InvalidInput
 from tests.reference import harmony_reference
+
+
+def render(tokenizer, messages, tools=()):
+    """The harmony format itself: render() first runs the checks every format shares
+    (app/chat/tools.py), which refuse some chats openai-harmony renders (arguments that are
+    not JSON, calls to unlisted tools); this file compares the rendering alone."""
+    return HARMONY.render(tokenizer, messages, tools)
 
 HYPOTHESIS = settings(max_examples=200, deadline=None, database=None,
                       suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

@@ -193,8 +193,8 @@ def test_worked_example(registry, name, specials):
     ([ChatMessage("user", "hi"), ChatMessage("tool", "{}", tool_call_id="abcDEF123")], ()),
 ])
 def test_mistral_v1_has_no_tools(registry, messages, tools):
-    with pytest.raises(InvalidInput) as raised:
-        render(registry.get("mistral_v1"), messages, tools=tools)
+    with pytest.raises(InvalidInput) as raised:  # the format itself: render() first refuses calls to no listed tool
+        MISTRAL.render(registry.get("mistral_v1"), messages, tools)
     assert "mistral_v1" in raised.value.message and "mistral_v3 or mistral_tekken" in raised.value.message
 
 

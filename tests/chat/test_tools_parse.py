@@ -178,8 +178,8 @@ def test_render_runs_the_generic_checks_before_the_format(registry):
     bad = [messages[0], ChatMessage("assistant", "", None, (ToolCall("c", "nope", "{}"),))]
     with pytest.raises(InvalidInput, match="'nope' is no listed tool"):
         render(registry.get("cl100k_base"), bad, tools=tools)
-    with pytest.raises(InvalidInput, match="chatml chat format has no tools"):  # chatml renders none yet
-        render(registry.get("cl100k_base"), messages, tools=tools)
+    with pytest.raises(InvalidInput, match="llama3 chat format has no tools"):
+        render(registry.get("llama3"), messages[:1], tools=tools)
 
 
 def test_a_format_that_renders_tools_counts_them_apart(registry):
