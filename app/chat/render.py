@@ -60,6 +60,7 @@ class Rendered:
     tokenizer: Tokenizer
     format: str
     parts: tuple[Part, ...]
+    messages: int = 0  # how many were given, when a part of each is not sure (a template may drop one)
 
     @property
     def ids(self) -> list[int]:
@@ -75,7 +76,7 @@ class Rendered:
 
     def message_counts(self) -> list[int]:
         """Tokens of each message, its framing included (the reply priming belongs to none)."""
-        counts = [0] * (1 + max((p.message for p in self.parts if p.message is not None), default=-1))
+        counts = [0] * max(self.messages, 1 + max((p.message for p in self.parts if p.message is not None), default=-1))
         for part in self.parts:
             if part.message is not None:
                 counts[part.message] += len(part.ids)

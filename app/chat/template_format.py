@@ -149,4 +149,4 @@ class TemplateFormat:
             run.append(position)
         if run:
             close(len(text))
-        return Rendered(tokenizer, self.name, tuple(parts))
+        return Rendered(tokenizer, self.name, tuple(parts), len(messages))
