@@ -130,7 +130,7 @@ def test_chat_and_count_give_transformers_text_and_ids(server, uploaded, referen
         assert body["text"] == want_text, chat_name
         assert [t["id"] for t in body["tokens"]] == want_ids, chat_name
         assert body["count"] == len(want_ids)
-        assert [(t["start"], t["end"]) for t in body["tokens"]][0][0] == 0 and body["tokens"][-1]["end"] == len(want_text)
+        assert body["tokens"][0]["start"] == 0 and body["tokens"][-1]["end"] == len(want_text)
         assert b"".join(bytes.fromhex(t["bytes"]) for t in body["tokens"]) == want_text.encode()
         specials = {t["text"] for t in body["tokens"] if t["special"]}
         assert specials == {reference.convert_ids_to_tokens(i) for i in want_ids if i in reference.all_special_ids
@@ -164,9 +164,9 @@ def test_detail_shows_the_template_and_its_tokens(server, uploaded, name):
 
 
 def test_counts_add_up_on_a_chat_worked_by_hand(server, uploaded, references):
-    """Llama 3's framing on the small tokenizer (a bare .jinja: bos_token renders empty), where every boundary is a special token or a
-    newline: each message owns its header, content and <|eot_id|>; the overhead is all but the
-    contents; the reply's header belongs to no message."""
+    """Llama 3's framing on the small tokenizer (a bare .jinja: bos_token renders empty), where
+    every boundary is a special token or a newline: each message owns its header, content and
+    <|eot_id|>; the overhead is all but the contents; the reply's header belongs to no message."""
     reference = references["small"][0]
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello there"}]
     body = server.post("/api/chat", json={"tokenizer": "small-llama3", "messages": messages}).json()
