@@ -182,8 +182,11 @@ def render(tokenizer: Tokenizer, messages: Sequence[ChatMessage], format_name: s
     chat_format = FORMATS[name]
     if not messages:
         raise InvalidInput("messages is empty; send at least one message like {\"role\": \"user\", \"content\": \"hi\"}")
+    any_role = getattr(chat_format, "any_role", False)  # a template decides itself which roles it takes
     for position, message in enumerate(messages):
-        if message.role not in chat_format.roles:
+        if any_role and not message.role.strip():
+            raise InvalidInput(f"message {position} has an empty role; give one such as {', '.join(chat_format.roles)}")
+        if message.role not in chat_format.roles and not any_role:
             raise InvalidInput(f"message {position} has role {excerpt(message.role)}, which {name} does not know; "
                                f"use one of {', '.join(chat_format.roles)}")
     return chat_format.render(tokenizer, messages)

@@ -182,9 +182,15 @@ def test_counts_add_up_on_a_chat_worked_by_hand(server, uploaded, references):
     assert body["overhead"] == body["count"] - n("Be brief.") - n("Hello there")
 
 
-def test_messages_the_format_cannot_take_are_still_4xx(server, uploaded):
-    refused = server.post("/api/chat", json={"tokenizer": "small-chatml", "messages": [{"role": "", "content": "x"}]})
-    assert 400 <= refused.status_code < 500, refused.text
+def test_any_role_reaches_the_template_but_an_empty_one_is_4xx(server, uploaded, references):
+    refused = server.post("/api/chat", json={"tokenizer": "small-chatml", "messages": [{"role": " ", "content": "x"}]})
+    assert refused.status_code == 422 and "empty role" in refused.json()["error"]["message"], refused.text
+    messages = [{"role": "user", "content": "weather?"}, {"role": "ipython", "content": '{"t": 21}'},
+                {"role": "function", "content": "ok"}]
+    chat = server.post("/api/chat", json={"tokenizer": "small-chatml", "messages": messages})
+    assert chat.status_code == 200, chat.text
+    assert chat.json()["text"] == references["small"][0].apply_chat_template(
+        messages, chat_template=STYLES["chatml"], add_generation_prompt=True, tokenize=False)
     named = server.post("/api/chat", json={"tokenizer": "small-chatml",
                                            "messages": [{"role": "user", "content": "hi", "name": "ann"}]})
     assert named.status_code == 200 and "<|im_start|>user (ann)\n" in named.json()["text"]
