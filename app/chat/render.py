@@ -68,6 +68,7 @@ class Rendered:
     tokenizer: Tokenizer
     format: str
     parts: tuple[Part, ...]
+    messages: int = 0  # how many were given, when a part of each is not sure (a template may drop one)
 
     @property
     def ids(self) -> list[int]:
@@ -83,7 +84,7 @@ class Rendered:
 
     def message_counts(self) -> list[int]:
         """Tokens of each message, its framing included (the reply priming belongs to none)."""
-        counts = [0] * (1 + max((p.message for p in self.parts if p.message is not None), default=-1))
+        counts = [0] * max(self.messages, 1 + max((p.message for p in self.parts if p.message is not None), default=-1))
         for part in self.parts:
             if part.message is not None:
                 counts[part.message] += len(part.ids)
@@ -151,8 +152,11 @@ def render(tokenizer: Tokenizer, messages: Sequence[ChatMessage], format_name: s
     chat_format = FORMATS[name]
     if not messages:
         raise InvalidInput("messages is empty; send at least one message like {\"role\": \"user\", \"content\": \"hi\"}")
+    any_role = getattr(chat_format, "any_role", False)  # a template decides itself which roles it takes
     for position, message in enumerate(messages):
-        if message.role not in chat_format.roles:
+        if any_role and not message.role.strip():
+            raise InvalidInput(f"message {position} has an empty role; give one such as {', '.join(chat_format.roles)}")
+        if message.role not in chat_format.roles and not any_role:
             raise InvalidInput(f"message {position} has role {excerpt(message.role)}, which {name} does not know; "
                                f"use one of {', '.join(chat_format.roles)}")
     check_tool_chat(messages, tools)  # the checks every format relies on (app/chat/tools.py)

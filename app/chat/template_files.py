@@ -17,6 +17,7 @@ other files of a model folder.
 from __future__ import annotations
 
 import json
+import re
 
 from app.chat.template_format import ChatTemplate, check_template
 from app.errors import InvalidInput, excerpt
@@ -39,7 +40,7 @@ def read(data: bytes, file_name: str = "") -> ChatTemplate:
     if not text.strip():
         raise InvalidInput(f"{what} is empty; send a tokenizer_config.json with a chat_template, or a .jinja file",
                            code="template_invalid")
-    template = _from_json(text, what) if text.lstrip().startswith("{") else ChatTemplate(text)
+    template = _from_json(text, what) if _is_json(text) else ChatTemplate(text)
     for name, source in (("default", template.source), *template.others):
         if len(source) > MAX_TEMPLATE_CHARS:
             raise InvalidInput(f"the chat template {name!r} is {len(source):,} characters, over "
@@ -52,6 +53,11 @@ def read(data: bytes, file_name: str = "") -> ChatTemplate:
             raise InvalidInput(error.message.replace("the chat template", f"the chat template{named}", 1),
                                code=error.code) from None
     return template
+
+
+def _is_json(text: str) -> bool:
+    """A JSON object starts `{` then `"` or `}`; a Jinja template mostly starts `{{`, `{%` or `{#`."""
+    return re.match(r'\s*\{\s*["}]', text) is not None
 
 
 def _from_json(text: str, what: str) -> ChatTemplate:

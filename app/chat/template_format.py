@@ -5,7 +5,8 @@ tokenizes a chat (`apply_chat_template(tokenize=True)`): the whole text at once,
 tokenizer's special-token strings recognised wherever they are (also inside a message),
 no BOS or EOS added beyond what the template writes.
 
-The template sees `messages` (dicts of role, content and name when given),
+The template sees `messages` (dicts of role, content and name when given; any non-empty role,
+as transformers passes it: the template may refuse one with `raise_exception`),
 `add_generation_prompt=True`, `bos_token` and `eos_token` (undefined when the template came
 without them), `tools=None` and `documents=None`.
 It runs in a sandbox child (app/sandbox/templates.py: the same Jinja environment as
@@ -124,7 +125,8 @@ class TemplateFormat:
 
     name = "template"
     ids: dict = {}  # no tokenizer has it by name (render.formats_for): it goes with the template
-    roles = ("system", "user", "assistant", "tool", "developer")
+    roles = ("system", "user", "assistant", "tool")  # what the pages' editor offers: the roles templates know
+    any_role = True  # as transformers: any role reaches the template, which may refuse it (raise_exception)
     takes_names = True  # each message's name is given to the template
 
     def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()):
@@ -151,4 +153,4 @@ class TemplateFormat:
             run.append(position)
         if run:
             close(len(text))
-        return Rendered(tokenizer, self.name, tuple(parts))
+        return Rendered(tokenizer, self.name, tuple(parts), len(messages))

@@ -58,8 +58,9 @@ def _read_template(name: str) -> dict:
     """The chat template file `name`, checked (app/chat/template_files.py), as stored in the facts."""
     path = Path(name)
     try:
-        if not path.is_file():
-            raise CliError(f"{name} is not a regular file; give a tokenizer_config.json or a .jinja file")
+        if path.exists() and not path.is_file():
+            raise CliError(f"--chat-template {name} is not a regular file; give a tokenizer_config.json or "
+                           "a .jinja file")
         with path.open("rb") as handle:
             data = handle.read(template_files.MAX_FILE_BYTES + 1)
     except FileNotFoundError:

@@ -12,11 +12,13 @@ from app.tokenizers.tokens import parse_ids
 
 
 def cmd_list(args) -> None:
-    entries = get_registry().entries()
+    registry = get_registry()
+    entries = registry.entries()
     width = max(len(e.name) for e in entries)
-    print(f"{'NAME':<{width}}  {'KIND':<13}  {'VOCAB':>7}  DESCRIPTION")
+    print(f"{'NAME':<{width}}  {'KIND':<13}  {'VOCAB':>7}  {'CHAT':<8}  DESCRIPTION")
     for entry in entries:
-        print(f"{entry.name:<{width}}  {entry.kind:<13}  {entry.vocab_size:>7}  {entry.description}")
+        chat = ",".join(registry.chat_formats(entry.name)) or "-"
+        print(f"{entry.name:<{width}}  {entry.kind:<13}  {entry.vocab_size:>7}  {chat:<8}  {entry.description}")
 
 
 def cmd_encode(args) -> None:
