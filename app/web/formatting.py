@@ -4,13 +4,16 @@
 `visible` shows a user's text (a name, a role, a query, a notice) the way token text is
 shown: escaped, with control, zero-width and bidi characters as visible `\\u202e`-style
 escapes (tokenview.render_text), so a right-to-left override cannot reorder the page.
-`install_filters` registers both on the templates, and the global `chat_format_names` (the
-chat formats' names, from app/chat/render.py).
+`usd` and `percent` (app/pricing/money.py, the one money formatter) show a budget's exact sums
+and context share rounded for reading. `install_filters` registers them all on the templates,
+and the global `chat_format_names` (the chat formats' names, from app/chat/render.py).
 """
 
 from __future__ import annotations
 
 from fastapi.templating import Jinja2Templates
+
+from app.pricing.money import percent, usd
 
 
 def num(value: int) -> str:
@@ -22,6 +25,8 @@ def install_filters(templates: Jinja2Templates) -> None:
 
     templates.env.filters["num"] = num
     templates.env.filters["visible"] = render_text
+    templates.env.filters["usd"] = usd
+    templates.env.filters["percent"] = percent
     from app.chat.render import FORMATS
 
     templates.env.globals["chat_format_names"] = ", ".join(FORMATS)

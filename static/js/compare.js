@@ -6,8 +6,9 @@
 (function () {
   "use strict";
 
-  function boxesOf(picker) { return picker.querySelectorAll("input[name=tokenizers]"); }
-  function ticked(picker) { return picker.querySelectorAll("input[name=tokenizers]:checked").length; }
+  // A ticked model name (data-model) prices a column; it is not one more column, so it does not count.
+  function boxesOf(picker) { return picker.querySelectorAll("input[name=tokenizers]:not([data-model])"); }
+  function ticked(picker) { return picker.querySelectorAll("input[name=tokenizers]:not([data-model]):checked").length; }
 
   function sync(picker) {
     var full = ticked(picker) >= Number(picker.dataset.max);

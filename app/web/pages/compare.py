@@ -5,7 +5,9 @@ The picker folds into a one-line summary (a `<details>`) once tokenizers are cho
 text box and the first results fit one screen. More than `max_compare` tokenizers are never
 an error wall: the page compares the first ones and names those left out (compare.js stops a
 click past the limit before it is sent). In chat mode a tokenizer without a chat format
-(app/chat/render.py) keeps its column, saying so, and the others are compared as usual."""
+(app/chat/render.py) keeps its column, saying so, and the others are compared as usual.
+Model names among the tokenizers are priced under their column's count, and rank the columns
+by cost (budget_view.py); the picker keeps them as ticked model boxes, so they survive a post."""
 
 from __future__ import annotations
 
@@ -25,9 +27,10 @@ from app.web.edge.lean_route import LeanRoute
 from app.web.pages.chat_form import (
     PageInput, chat_result, chat_view, focus_after, message_rows, render_page_chat, reply_tokens, roles_for, names_for,
 )
+from app.web.pages.budget_view import cheapest_first, cost_lines, rank_columns
 from app.web.pages.common import (
     HEAD_SLACK, TYPING_FIELDS, base_context, canonical, form_flag, is_htmx, name_directory, page_url, read_form,
-    respond, tokenizer_groups,
+    model_named, respond, tokenizer_groups,
 )
 from app.web.pages.sample_notes import note_for
 from app.web.tokenview import build_view
@@ -81,6 +84,7 @@ class Column:
     bar: float = 0.0  # percent of the largest count
     best: bool = False
     note: str | None = None  # what the sample shows, for this column's tokenizer (sample_notes.py)
+    costs: list = field(default_factory=list)  # budget_view.CostLine per model asked with this tokenizer, cheapest first
 
 
 def render_compare(request: Request, settings: Settings, registry: Registry, state: CompareState):
@@ -140,6 +144,8 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
             column.delta = column.result.count - best
             column.best = column.delta == 0
             column.bar = round(100 * column.result.count / most, 2)
+    lines = cost_lines(registry, state.tokenizers, {c.name: c.result.count for c in counted})
+    columns = rank_columns(columns, lines)
     stats = counted[0].result.stats if counted else None
     asked_as: dict[str, str] = {}  # canonical name -> the first other name it was asked by
     for asked in state.tokenizers:
@@ -165,6 +171,9 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "models_of": {e.name: models.models_for(e.name) for _, group in groups for e in group},
         "directory": [] if is_htmx(request) else name_directory(registry, checked),
         "columns": columns,
+        "cost_lines": cheapest_first(lines),
+        "unpriced": [c for c in columns if not any(line.cost is not None for line in c.costs)] if lines else [],
+        "asked_models": {n: canonical(registry, n) for n in state.tokenizers if model_named(registry, n) is not None},
         "error": error,
         "stats": stats,
         "cut_count": len(cuts) if state.cuts and not chat and counted else None,

@@ -1,5 +1,6 @@
 """The playground at `/`: one tokenizer, text -> tokens or ids -> text (see common.py for
-how page state, addresses and fragments work)."""
+how page state, addresses and fragments work), and in text and chat mode the prompt's budget
+under a model (budget_view.py: which model, the reply field)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 
-from app.errors import TokenprismError
+from app.errors import InvalidInput, TokenprismError
 from app.settings import Settings
 from app.tokenizers.tokens import parse_ids
 from app.tokenizers.registry import Registry
@@ -19,8 +20,9 @@ from app.web.edge.lean_route import LeanRoute
 from app.web.pages.chat_form import (
     PageInput, chat_result, chat_view, focus_after, message_rows, render_page_chat, reply_tokens, roles_for, names_for,
 )
+from app.web.pages.budget_view import Budget, PlaygroundBudget, parse_reply, playground_model
 from app.web.pages.common import (
-    HEAD_SLACK, TYPING_FIELDS, base_context, is_htmx, name_directory, named_tokenizer, page_text,
+    HEAD_SLACK, TYPING_FIELDS, base_context, canonical, is_htmx, name_directory, named_tokenizer, page_text,
     page_url, picker_context, read_form, respond, tokenizer_groups,
 )
 from app.web.pages.sample_notes import note_for
@@ -38,6 +40,8 @@ class PlaygroundState(PageInput):
     ids: str = ""
     view: str = "text"
     model: str = ""  # the picker's search box: a model (or tokenizer) name, see `named_tokenizer`
+    budget: str = ""  # the model priced, from the budget select; "" for its first (budget_view.playground_model)
+    reply: str = ""  # the expected reply length in tokens, as typed (budget_view.parse_reply)
 
     @classmethod
     def from_params(cls, params: Mapping) -> PlaygroundState:
@@ -47,6 +51,8 @@ class PlaygroundState(PageInput):
             mode=params.get("mode") if params.get("mode") in MODES else "encode",
             ids=page_text(str(params.get("ids") or "")),
             view=params.get("view") if params.get("view") in VIEWS else "text",
+            budget=str(params.get("budget") or "").strip(),
+            reply=str(params.get("reply") or "").strip(),
         )
         state.read_input(params, text_mode="encode")
         return state
@@ -59,12 +65,31 @@ class PlaygroundState(PageInput):
             pairs += self.input_pairs(with_input)
         if self.view != "text":
             pairs.append(("view", self.view))
+        pairs += [(key, value) for key, value in (("budget", self.budget), ("reply", self.reply)) if value]
         return pairs + self.option_pairs()
 
 
 
-def render_playground(request: Request, settings: Settings, registry: Registry, state: PlaygroundState):
+def settle(registry: Registry, state: PlaygroundState) -> tuple[PlaygroundBudget, int | None, InvalidInput | None]:
+    """The tokenizer name as the page keeps it, and the budget's model and reply length, written back
+    the way the address keeps them (`budget` only when not the first choice, `reply` as digits)."""
     state.tokenizer = named_tokenizer(registry, state.tokenizer, state.model)
+    choice = playground_model(registry, state.tokenizer, canonical(registry, state.tokenizer), state.budget)
+    state.budget = choice.model if choice.options and choice.model != choice.default else ""
+    if choice.model is None:  # nothing to price: the field is not shown, and its value is not kept
+        state.reply = ""
+    if state.mode == "decode":  # no budget drawn: the field is hidden, and kept as it is for the other modes
+        return choice, None, None
+    try:
+        reply = parse_reply(state.reply)
+    except InvalidInput as caught:
+        return choice, None, caught
+    state.reply = "" if reply is None else str(reply)
+    return choice, reply, None
+
+
+def render_playground(request: Request, settings: Settings, registry: Registry, state: PlaygroundState):
+    choice, reply, reply_error = settle(registry, state)
     result = error = None
     status = 200
     head = settings.render_tokens + HEAD_SLACK
@@ -80,6 +105,11 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
             result = engine_calls.tokenize_head(registry, settings, state.tokenizer, state.text, state.special, head)
     except TokenprismError as caught:
         error, status = caught, caught.status
+    budget = None
+    if result is not None and state.mode != "decode" and choice.model is not None:
+        budget = Budget.of(choice.model, result.count, reply)
+    if reply_error is not None and status == 200:  # the tokens are drawn all the same; the field says what is wrong
+        status = reply_error.status
     view = None
     if result is not None and state.mode == "chat":
         view = chat_view(result, state.view, state.ws, settings.render_tokens, settings.max_response_tokens)
@@ -112,6 +142,9 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         "chat_reply": reply_tokens(result.rendered) if state.mode == "chat" and result else 0,
         "directory": [] if is_htmx(request) else name_directory(registry, [picker["chosen"]]),  # the full page's <datalist>
         "state": state,
+        "budget_choice": choice,
+        "budget": budget,
+        "reply_error": reply_error,
         "groups": tokenizer_groups(registry, [picker["chosen"]]),
         "entry": entry,
         "result": result,
@@ -137,7 +170,7 @@ async def playground_post(request: Request):
     settings, registry, pool = services(request)
     state = PlaygroundState.from_params(await read_form(request, settings))
     if not is_htmx(request):
-        state.tokenizer = named_tokenizer(registry, state.tokenizer, state.model)
+        settle(registry, state)
         url, fits = page_url("/", state)
         if fits:  # post/redirect/get: the address bar shows a link that reproduces the view
             return RedirectResponse(url, status_code=303)

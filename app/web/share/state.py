@@ -11,7 +11,7 @@ give the same page state give the same document, hence the same id.
 Taken in: the page's form fields (what the page posts, plus `page`), or JSON with the same
 names (`PlaygroundShare`, `CompareShare`; chat messages as a list). Checked as the page
 would: tokenizer names resolve, a comparison has 2 to max_compare of them, the text or the
-chat within the text limit, at most 64 messages. The store checks the bytes. Left out:
+chat within the text limit, at most 64 messages, the playground's reply length a number of tokens. The store checks the bytes. Left out:
 sharing the training or tokenizer pages, and a share's title or description.
 """
 
@@ -29,10 +29,11 @@ from app.shares.store import Share, ShareDamaged
 from app.tokenizers.registry import Registry
 from app.tokenizers.tokens import clean_text
 from app.web import engine_calls
+from app.web.budget_schemas import ModelName, ReplyTokens
+from app.web.pages.budget_view import parse_reply
 from app.web.pages.chat_form import MAX_PAGE_MESSAGES
-from app.web.pages.common import named_tokenizer
 from app.web.pages.compare import CompareState
-from app.web.pages.playground import DEFAULT_TOKENIZER, PlaygroundState
+from app.web.pages.playground import DEFAULT_TOKENIZER, PlaygroundState, settle
 from app.web.schemas import ChatMessageIn, Request, Response, TokenizerName, TokenizerNames
 
 PAGES = {"playground": "/", "compare": "/compare"}  # page -> its path
@@ -57,6 +58,9 @@ class PlaygroundShare(Request):
     ids: str | list[int] | None = Field(None, description="The ids (mode decode): a JSON array, or a string as typed.")
     view: Literal["text", "ids", "bytes"] = "text"
     messages: Messages = None
+    budget: ModelName | None = Field(None, description="The model the budget prices, when the tokenizer is no model "
+                                     "name: one of its models with facts. Omitted: the first of them.")
+    reply: ReplyTokens | None = Field(None, description="The expected reply length in tokens that the budget prices.")
     ws: bool = False
     special: bool = False
     lines: bool = False
@@ -105,6 +109,7 @@ def json_pairs(body: PlaygroundShare | CompareShare) -> QueryParams:
         pairs += [("tokenizer", body.tokenizer), ("mode", body.mode), ("view", body.view)]
         if body.ids is not None:
             pairs.append(("ids", body.ids if isinstance(body.ids, str) else " ".join(map(str, body.ids))))
+        pairs += [(key, str(value)) for key, value in (("budget", body.budget), ("reply", body.reply)) if value is not None]
     else:
         pairs += [("tokenizers", name) for name in body.tokenizers or []] + [("mode", body.mode)]
     if body.text is not None:
@@ -119,7 +124,7 @@ def state_from(page: str, params: Mapping, registry: Registry, from_form: bool) 
     """The page's state from form fields or query pairs, read by the page's own code."""
     if page == "playground":
         state = PlaygroundState.from_params(params)
-        state.tokenizer = named_tokenizer(registry, state.tokenizer, state.model)
+        settle(registry, state)  # the tokenizer name, the budget's model and reply as the address keeps them
         return state
     if page == "compare":
         return CompareState.from_params(params, registry, from_form=from_form)
@@ -131,6 +136,8 @@ def check_shareable(page: str, state, registry: Registry, settings: Settings) ->
     """What the page would refuse is refused here too, before anything is stored."""
     if page == "playground":
         registry.resolve(state.tokenizer)
+        if state.mode != "decode":
+            parse_reply(state.reply)
     else:
         engine_calls.check_tokenizer_names(state.tokenizers, registry, settings, minimum=2)
     if state.mode == "chat":
@@ -163,6 +170,10 @@ def state_json(page: str, state) -> dict:
     out["mode"] = state.mode
     if page == "playground":
         out["view"] = state.view
+        if state.budget:
+            out["budget"] = state.budget
+        if state.reply.isascii() and state.reply.isdigit():  # settled: digits, or kept as typed in decode mode (not checked there)
+            out["reply"] = int(state.reply)
     if state.mode == "chat":
         out["messages"] = [{"role": m.role, "content": m.content, **({"name": m.name} if m.name is not None else {})}
                            for m in state.messages]
