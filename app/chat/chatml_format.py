@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.chat.chatml_functions import namespace_text
+from app.chat.rendered import Part, Rendered
 from app.chat.messages import ChatMessage, Tool
 from app.errors import InvalidInput, excerpt
 from app.tokenizers.base import Tokenizer
@@ -56,7 +57,6 @@ class ChatmlFormat:
     def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage], tools: Sequence[Tool] = (),
                *, tool_choice: str | None = None):
         """The prompt, with `tool_choice` None, "auto", "none" or the name of a listed tool."""
-        from app.chat.render import Part, Rendered
 
         _check(messages, tools, tool_choice)
         specials = self.ids[tokenizer.name]

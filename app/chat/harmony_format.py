@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.chat.harmony_schema import tools_section
+from app.chat.rendered import Part, Rendered
 from app.chat.messages import ChatMessage, Tool
 from app.errors import InvalidInput, excerpt
 from app.tokenizers.base import Tokenizer
@@ -87,7 +88,6 @@ class HarmonyFormat:
     takes_names = True  # role:name in the header (a tool message's name is its function's)
 
     def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()):
-        from app.chat.render import Rendered
 
         tool_names = _tool_names(messages)
         section = tools_section(tools) if tools else None
@@ -132,7 +132,6 @@ class _Writer:
         self.parts: list = []
 
     def special(self, text: str, message: int | None) -> None:
-        from app.chat.render import Part
 
         self.parts.append(Part(text, (SPECIALS[text],), message, framing=True, special=True))
 
@@ -162,7 +161,6 @@ class _Writer:
         self.special("<|end|>", None)
 
     def text(self, *pieces: Piece) -> None:
-        from app.chat.render import Part
 
         if len(pieces) == 1:  # kept even when empty: a message's content part
             p = pieces[0]
@@ -174,7 +172,6 @@ class _Writer:
 def _split(tokenizer: Tokenizer, pieces: Sequence[Piece]) -> list:
     """One encode of the pieces' joined text, each token going to the piece holding its last
     character, cut into a part per run of tokens of one piece."""
-    from app.chat.render import Part
 
     text = "".join(p.text for p in pieces)
     tokens = tokenizer.tokens_of(text, tokenizer.encode(text))

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.chat.rendered import Part, Rendered
 from app.chat.messages import ChatMessage, Tool, refuse_tools
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
@@ -37,7 +38,6 @@ class LlamaFormat:
 
     def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()):
         refuse_tools(self.name, messages, tools)
-        from app.chat.render import Part, Rendered
 
         for position, message in enumerate(messages):
             if message.name is not None:

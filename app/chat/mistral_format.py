@@ -36,6 +36,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from app.chat.rendered import Part, Rendered
 from app.chat.messages import ChatMessage, Tool
 from app.chat.mistral_tools import Piece, calls, check_chat, check_tools, definitions, result
 from app.errors import InvalidInput
@@ -113,7 +114,6 @@ class MistralFormat:
     takes_names: bool = False  # a message with a name is refused (_check), but for a tool result's
 
     def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()):
-        from app.chat.render import Part, Rendered
 
         v1 = self.version[tokenizer.name] == 1
         if v1:
@@ -173,7 +173,6 @@ class MistralFormat:
 
 def _encoded(tokenizer: Tokenizer, pieces: list[Piece]):
     """One encode of the pieces' joined text, its tokens cut into a part per run of one piece."""
-    from app.chat.render import Part
 
     text = "".join(p.text for p in pieces)
     if not text:

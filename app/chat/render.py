@@ -1,11 +1,9 @@
-"""Chat prompts as the model sees them: messages -> the ids a model is given, in parts.
+"""Chat prompts as the model sees them: messages (and tools) -> the ids a model is given,
+as a `Rendered` prompt in parts (app/chat/rendered.py), in the tokenizer's chat format.
 
-A `Rendered` prompt is a list of `Part`s in order: framing the format adds (special tokens
-such as `<|im_start|>`, role names, separators) and each message's content, every part
-knowing its message. Its ids are the parts' ids joined; its text (what the page draws) is
-the parts' texts joined, a special token showing as its string. `tokens()` gives the one
-`Token` type with ranges into that text, so the playground's token partial draws a chat
-like any text.
+`render` checks what every format shares (app/chat/tools.py: tools, calls and results),
+the format and the roles, then hands the chat to the format; `formats_for` / `formats_of`
+say which formats a tokenizer has (its default first).
 
 Formats (each exact against its reference library, tests/chat):
 - `chatml` (cl100k_base, o200k_base), tiktokenizer's convention: per message
@@ -29,16 +27,17 @@ Formats (each exact against its reference library, tests/chat):
 - `template` (any tokenizer added with a chat template): the model's own Jinja template as
   transformers' `apply_chat_template` renders it; see app/chat/template_format.py.
 
-Content is always text: a special-token string typed in a message is ordinary tokens.
-Each format knows its `roles` and whether it `takes_names` (chatml and harmony write
-role:name; mistral and llama refuse a name), which the pages' chat editor offers.
-Left out: tools, channels, images.
+Content is always text: a special-token string typed in a message is ordinary tokens
+(except in a template, as transformers reads it). Each format knows its `roles` and whether
+it `takes_names` (chatml and harmony write role:name; mistral and llama refuse a name),
+which the pages' chat editor offers. Tools: chatml (the counts OpenAI's API reports),
+harmony and mistral (v3, tekken) render them; llama and mistral_v1 refuse them.
+Left out: channels other than commentary, images.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from app.chat.chatml_format import CHATML
 from app.chat.harmony_format import HARMONY
@@ -48,75 +47,10 @@ from app.chat.template_format import TemplateFormat
 from app.errors import InvalidInput, excerpt
 from app.tokenizers.base import Tokenizer
 from app.chat.messages import ChatMessage, Tool
+from app.chat.rendered import Part, Rendered
 from app.chat.tools import check_tool_chat
-from app.tokenizers.tokens import Token
 
-
-@dataclass(frozen=True, slots=True)
-class Part:
-    text: str  # what this part stands for in the prompt
-    ids: tuple[int, ...]
-    message: int | None  # index of its message; None for the reply priming
-    framing: bool  # added by the format, not typed by the user
-    special: bool = False  # one special token whose bytes are `text`
-    tokens: tuple[Token, ...] | None = None  # its tokens (ranges into `text`) when known, else made from `ids`
-    tools: bool = False  # part of the tools' definitions (counted apart: Rendered.tools_count)
-
-
-@dataclass(frozen=True)
-class Rendered:
-    tokenizer: Tokenizer
-    format: str
-    parts: tuple[Part, ...]
-    messages: int = 0  # how many were given, when a part of each is not sure (a template may drop one)
-
-    @property
-    def ids(self) -> list[int]:
-        return [i for part in self.parts for i in part.ids]
-
-    @property
-    def text(self) -> str:
-        return "".join(part.text for part in self.parts)
-
-    @property
-    def count(self) -> int:
-        return sum(len(part.ids) for part in self.parts)
-
-    def message_counts(self) -> list[int]:
-        """Tokens of each message, its framing included (the reply priming belongs to none)."""
-        counts = [0] * max(self.messages, 1 + max((p.message for p in self.parts if p.message is not None), default=-1))
-        for part in self.parts:
-            if part.message is not None:
-                counts[part.message] += len(part.ids)
-        return counts
-
-    @property
-    def overhead(self) -> int:
-        """Tokens the format adds: everything but the messages' content and the tools."""
-        return sum(len(part.ids) for part in self.parts if part.framing and not part.tools)
-
-    @property
-    def tools_count(self) -> int:
-        """Tokens of the tools' definitions (wherever the format writes them)."""
-        return sum(len(part.ids) for part in self.parts if part.tools)
-
-    def tokens(self, limit: int | None = None) -> list[Token]:
-        """Tokens of the whole prompt (or of its parts until `limit` tokens are reached), ranges
-        into `text`, framing specials marked special."""
-        tokens: list[Token] = []
-        offset = 0
-        for part in self.parts:
-            if limit is not None and len(tokens) >= limit:
-                break
-            if part.tokens is not None:
-                tokens += [t._replace(start=t.start + offset, end=t.end + offset) for t in part.tokens]
-            elif part.special:
-                tokens.append(Token(part.ids[0], part.text.encode("utf-8"), offset, offset + len(part.text), True))
-            elif part.ids:
-                tokens += [Token(t.id, t.bytes, t.start + offset, t.end + offset, t.special)
-                           for t in self.tokenizer.tokens_of(part.text, list(part.ids))]
-            offset += len(part.text)
-        return tokens
+__all__ = ["DEFAULT_FORMAT", "FORMATS", "Part", "Rendered", "formats_for", "formats_of", "render"]
 
 
 FORMATS = {f.name: f for f in (CHATML, HARMONY, MISTRAL, LLAMA3, LLAMA4, TemplateFormat())}
