@@ -16,6 +16,8 @@ found in its text, not known; the rules (approximate where a template is unusual
 - framing between two contents goes to the earlier one's message up to and including its
   first special token (its end of turn), the rest to the later one (the next header); before
   the first content to the first message found; after the last one's end of turn to none.
+A message none of whose texts is found in these forms (a template that drops it, or writes it
+otherwise) is charged nothing: its tokens go to its neighbours as framing.
 Left out: telling a call's name from its header (both are its message's framing).
 """
 

@@ -116,7 +116,7 @@ HERMES_TOOL_USE = """<|im_start|>system
 You are a function calling model. <tools> {{ tools | tojson }} </tools><|im_end|>
 {% for m in messages %}<|im_start|>{{ m.role }}
 {% if m.tool_calls is defined %}{% for c in m.tool_calls %}<tool_call>
-{{ {'name': c.function.name, 'arguments': c.function.arguments | tojson} | tojson }}
+{"arguments": {{ c.function.arguments | tojson }}, "name": {{ c.function.name | tojson }}}
 </tool_call>{% endfor %}{% else %}{{ m.content }}{% endif %}<|im_end|>
 {% endfor %}{% if add_generation_prompt %}<|im_start|>assistant
 {% endif %}"""
