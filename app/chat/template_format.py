@@ -136,16 +136,16 @@ def render_text(template: ChatTemplate, messages: Sequence[ChatMessage], tools: 
     return answer[1]
 
 
-def _tools_mask(tokenizer: Tokenizer, messages, tools, ids: list[int]) -> list[bool]:
-    """Which of `ids` the tools added (template_parts.tools_mask); none when the chat has no tools
-    or the template cannot render it without them."""
+def _tools_mask(tokenizer: Tokenizer, messages, tools, ids: list[int]) -> tuple[list[bool], bool]:
+    """Which of `ids` the tools added, and whether diffed (template_parts.tools_mask); none when the
+    chat has no tools or the template cannot render it without them."""
     if not tools:
-        return [False] * len(ids)
+        return [False] * len(ids), True
     template = tokenizer.chat_template
     try:
         bare = render_text(template, messages, (), source=source_for(template, tools))
     except InvalidInput:
-        return [False] * len(ids)
+        return [False] * len(ids), True
     return template_parts.tools_mask(ids, tokenizer.encode(clean_text(bare), allow_special=True))
 
 
@@ -164,8 +164,8 @@ class TemplateFormat:
 
         text = render_text(tokenizer.chat_template, messages, tools)
         tokens = tokenizer.tokenize(text, allow_special=True)
-        mask = _tools_mask(tokenizer, messages, tools, [t.id for t in tokens])
-        owners = template_parts.owners(text, tokens, messages, mask)
+        mask, diffed = _tools_mask(tokenizer, messages, tools, [t.id for t in tokens])
+        owners = template_parts.owners(text, tokens, messages, mask, diffed)
         parts: list[Part] = []
         run: list[int] = []  # positions in `tokens` of the part being gathered
 

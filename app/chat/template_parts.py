@@ -8,8 +8,9 @@ found in its text, not known; the rules (approximate where a template is unusual
   head and tail, the tokens a diff of the two id sequences finds inserted or replaced). That
   is the definitions and what the template writes only because there are tools (Llama 3.1's
   "Environment: ipython", an instruction around the list). When the differing middles are too
-  long to diff (over DIFF_CELLS), the whole middle is the tools'; when the template cannot
-  render the chat without tools, none is. Tools' tokens belong to no message.
+  long to diff (over DIFF_CELLS), the whole middle but the contents found in it is the tools';
+  when the template cannot render the chat without tools, none is. Tools' tokens belong to
+  no message.
 - content: each message's content, then each of its calls' arguments, is looked for in order,
   from where the previous one was found and outside the tools' text, as given or as `tojson`
   writes it (whichever comes first), else trimmed; tokens that start inside it are its content.
@@ -35,8 +36,9 @@ DIFF_CELLS = 4_000_000  # longest middles' product diffed token by token (diffli
 Owner = tuple[int | None, bool, bool]  # (message, framing, tools)
 
 
-def tools_mask(ids: Sequence[int], bare: Sequence[int]) -> list[bool]:
-    """For each of `ids` (the chat with tools), whether the tools added it; `bare` is the chat without."""
+def tools_mask(ids: Sequence[int], bare: Sequence[int]) -> tuple[list[bool], bool]:
+    """For each of `ids` (the chat with tools), whether the tools added it (`bare` is the chat
+    without), and whether that was diffed (else the whole middle is marked)."""
     shorter = min(len(ids), len(bare))
     head = 0
     while head < shorter and ids[head] == bare[head]:
@@ -48,11 +50,11 @@ def tools_mask(ids: Sequence[int], bare: Sequence[int]) -> list[bool]:
     middle, bare_middle = ids[head:len(ids) - tail], bare[head:len(bare) - tail]
     if len(middle) * len(bare_middle) > DIFF_CELLS:
         mask[head:len(ids) - tail] = [True] * len(middle)
-        return mask
+        return mask, False
     for tag, _, _, start, end in SequenceMatcher(None, bare_middle, middle, autojunk=False).get_opcodes():
         if tag in ("insert", "replace"):
             mask[head + start:head + end] = [True] * (end - start)
-    return mask
+    return mask, True
 
 
 def _regions(tokens, mask: Sequence[bool]) -> tuple[list[int], list[int]]:
@@ -105,9 +107,11 @@ def _spans(text: str, messages: Sequence[ChatMessage], regions) -> list[tuple[in
     return spans
 
 
-def owners(text: str, tokens, messages: Sequence[ChatMessage], mask: Sequence[bool]) -> list[Owner]:
-    """(message, framing, tools) for each token, as the module docstring says."""
-    spans = _spans(text, messages, _regions(tokens, mask))
+def owners(text: str, tokens, messages: Sequence[ChatMessage], mask: Sequence[bool], diffed: bool = True
+           ) -> list[Owner]:
+    """(message, framing, tools) for each token, as the module docstring says; contents are
+    looked for outside the tools' text only when `mask` was `diffed`."""
+    spans = _spans(text, messages, _regions(tokens, mask) if diffed else ([], []))
     out: list[Owner] = []
     span, closed = 0, False  # `closed`: the gap after spans[span-1] has had its special token
     for token, tool in zip(tokens, mask):

@@ -163,11 +163,23 @@ def test_a_template_that_needs_its_tools_still_renders_without_a_tools_count(sma
 
 
 def test_tools_mask_diffs_the_middle_and_bounds_it(monkeypatch):
-    assert template_parts.tools_mask([1, 9, 2, 8, 3], [1, 2, 3]) == [False, True, False, True, False]
-    assert template_parts.tools_mask([1, 2], [1, 2]) == [False, False]
-    assert template_parts.tools_mask([5, 1, 2], [7, 1, 2]) == [True, False, False]
+    assert template_parts.tools_mask([1, 9, 2, 8, 3], [1, 2, 3]) == ([False, True, False, True, False], True)
+    assert template_parts.tools_mask([1, 2], [1, 2]) == ([False, False], True)
+    assert template_parts.tools_mask([5, 1, 2], [7, 1, 2]) == ([True, False, False], True)
     monkeypatch.setattr(template_parts, "DIFF_CELLS", 2)
-    assert template_parts.tools_mask([1, 9, 2, 8, 3], [1, 2, 3]) == [False, True, True, True, False]
+    assert template_parts.tools_mask([1, 9, 2, 8, 3], [1, 2, 3]) == ([False, True, True, True, False], False)
+
+
+def test_past_the_diff_bound_the_middle_is_the_tools_but_its_contents(small, monkeypatch):
+    tokenizer, _ = small
+    templated = with_template(tokenizer, STYLES["llama3.1"])  # the middle holds the system prompt
+    diffed = render(templated, **ours(CHAT, [WEATHER, SEARCH]))
+    monkeypatch.setattr(template_parts, "DIFF_CELLS", 0)
+    bounded = render(templated, **ours(CHAT, [WEATHER, SEARCH]))
+    assert bounded.ids == diffed.ids
+    assert [parts_of(bounded, i, False) for i in range(5)] == [parts_of(diffed, i, False) for i in range(5)]
+    assert bounded.tools_count >= diffed.tools_count
+    check_adds_up(bounded)
 
 
 LOOP = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
