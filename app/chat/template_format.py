@@ -5,10 +5,17 @@ tokenizes a chat (`apply_chat_template(tokenize=True)`): the whole text at once,
 tokenizer's special-token strings recognised wherever they are (also inside a message),
 no BOS or EOS added beyond what the template writes.
 
-The template sees `messages` (dicts of role, content and name when given; any non-empty role,
-as transformers passes it: the template may refuse one with `raise_exception`),
+The template sees what transformers hands it for the same chat sent as OpenAI's JSON:
+`messages` (dicts of role, content and name when given; any non-empty role, as transformers
+passes it: the template may refuse one with `raise_exception`; an assistant message's calls as
+`tool_calls`, `[{"id", "type": "function", "function": {"name", "arguments"}}]`, the arguments
+the JSON text as sent, and no `content` key when it only calls tools (transformers drops a
+null content; an empty one is taken as null); a tool result's `tool_call_id`),
 `add_generation_prompt=True`, `bos_token` and `eos_token` (undefined when the template came
-without them), `tools=None` and `documents=None`.
+without them), `tools` (`[{"type": "function", "function": {"name", "description",
+"parameters"}}]`, a missing description or schema left out; None when the chat has none) and
+`documents=None`. With tools, a file's named `tool_use` template is used when it has one, as
+transformers' `get_chat_template` picks.
 It runs in a sandbox child (app/sandbox/templates.py: the same Jinja environment as
 transformers), bounded in time (RENDER_WALL_S), output (the `max_text_chars` setting) and
 memory; a template that does not parse, loops, grows too large or calls
@@ -16,14 +23,12 @@ memory; a template that does not parse, loops, grows too large or calls
 the line. `check_template(source)` is the parse check an upload makes. `call` blocks:
 callers run on worker threads.
 
-Parts, and what each message is charged (approximate: a template may change or drop a
-message's text): every special token is a part of its own; each message's content is
-looked for in the rendered text in order, from where the previous one was found, and the
-tokens that start inside it are that message's content. Framing between two contents goes
-to the earlier message up to and including its first special token (its end of turn),
-the rest to the later one (the next header); framing before the first content goes to
-the first message found, after the last one's end of turn to none (the reply priming).
-Left out: tools, documents, `{% generation %}` masks, continuing a final message.
+Parts (app/chat/template_parts.py says how they are found): every special token is a part of
+its own; each message's content and its calls' arguments are its content, the framing around
+them its own or the next message's; with tools, the template is rendered a second time
+without them and the tokens the tools add are the tools' (`tools=True`, no message).
+Left out: documents, `{% generation %}` masks, continuing a final message, a tool's `strict`
+flag and the order of keys as sent (the template gets them in the order above).
 Templates come from files users add: app/chat/template_files.py reads them.
 """
 
@@ -32,11 +37,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.chat.messages import ChatMessage, Tool, refuse_tools
+from app.chat import template_parts
+from app.chat.messages import ChatMessage, Tool
 from app.errors import InvalidInput
 from app.sandbox import runner
 from app.settings import get_settings
 from app.tokenizers.base import Tokenizer
+from app.tokenizers.tokens import clean_text
 
 RENDER_WALL_S = 5.0  # the child is killed past this; it stops itself after RENDER_BUDGET_S of output
 RENDER_BUDGET_S = 3.0
@@ -80,43 +87,66 @@ def check_template(source: str) -> None:
         raise _refusal(answer, "while parsing")
 
 
-def render_text(template: ChatTemplate, messages: Sequence[ChatMessage]) -> str:
-    """The prompt text the template makes of `messages`, the reply primed."""
-    listed = [{"role": m.role, "content": m.content, **({"name": m.name} if m.name is not None else {})}
-              for m in messages]
-    context = {"messages": listed, "add_generation_prompt": True, "tools": None, "documents": None}
+def source_for(template: ChatTemplate, tools: Sequence[Tool]) -> str:
+    """The template a chat is rendered with: the named `tool_use` one when there are tools and it exists."""
+    return dict(template.others).get("tool_use", template.source) if tools else template.source
+
+
+def template_messages(messages: Sequence[ChatMessage]) -> list[dict]:
+    """The messages as transformers hands them to a template (the module docstring says how)."""
+    listed = []
+    for m in messages:
+        item: dict = {"role": m.role}
+        if m.content or not m.tool_calls:
+            item["content"] = m.content
+        if m.name is not None:
+            item["name"] = m.name
+        if m.tool_calls:
+            item["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                                  for c in m.tool_calls]
+        if m.tool_call_id is not None:
+            item["tool_call_id"] = m.tool_call_id
+        listed.append(item)
+    return listed
+
+
+def template_tools(tools: Sequence[Tool]) -> list[dict] | None:
+    if not tools:
+        return None
+    return [{"type": "function", "function": {"name": t.name, **({"description": t.description} if t.description
+                                                                 is not None else {}),
+                                              **({"parameters": t.parameters} if t.parameters is not None else {})}}
+            for t in tools]
+
+
+def render_text(template: ChatTemplate, messages: Sequence[ChatMessage], tools: Sequence[Tool] = (),
+                source: str | None = None) -> str:
+    """The prompt text the template (or `source`, by default `source_for` the chat) makes of
+    `messages` and `tools`, the reply primed."""
+    context = {"messages": template_messages(messages), "add_generation_prompt": True,
+               "tools": template_tools(tools), "documents": None}
     for key, token in (("bos_token", template.bos_token), ("eos_token", template.eos_token)):
         if token is not None:  # as transformers: an unset token is undefined (renders empty), not "None"
             context[key] = token
     limit = get_settings().max_text_chars
-    answer = _ask(("render", template.source, context, limit, RENDER_BUDGET_S), RENDER_WALL_S)
+    request = ("render", source or source_for(template, tools), context, limit, RENDER_BUDGET_S)
+    answer = _ask(request, RENDER_WALL_S)
     if answer[0] != "ok":
         raise _refusal(answer, "while rendering")
     return answer[1]
 
 
-def _owners(text: str, tokens, messages: Sequence[ChatMessage]) -> list[tuple[int | None, bool]]:
-    """(message, framing) for each token, as the module docstring says."""
-    spans, cursor = [], 0
-    for index, message in enumerate(messages):
-        found = text.find(message.content, cursor) if message.content else -1
-        if found >= 0:
-            spans.append((index, found, found + len(message.content)))
-            cursor = found + len(message.content)
-    owners, span, closed = [], 0, False  # `closed`: the gap after spans[span-1] has had its special token
-    for token in tokens:
-        while span < len(spans) and token.start >= spans[span][2]:
-            span, closed = span + 1, False
-        if span < len(spans) and spans[span][1] <= token.start:
-            owners.append((spans[span][0], False))
-            continue
-        if span == 0:
-            owners.append((spans[0][0] if spans else None, True))
-            continue
-        later = spans[span][0] if span < len(spans) else None
-        owners.append((later if closed else spans[span - 1][0], True))
-        closed = closed or token.special
-    return owners
+def _tools_mask(tokenizer: Tokenizer, messages, tools, ids: list[int]) -> tuple[list[bool], bool]:
+    """Which of `ids` the tools added, and whether diffed (template_parts.tools_mask); none when the
+    chat has no tools or the template cannot render it without them."""
+    if not tools:
+        return [False] * len(ids), True
+    template = tokenizer.chat_template
+    try:
+        bare = render_text(template, messages, (), source=source_for(template, tools))
+    except InvalidInput:
+        return [False] * len(ids), True
+    return template_parts.tools_mask(ids, tokenizer.encode(clean_text(bare), allow_special=True))
 
 
 class TemplateFormat:
@@ -130,21 +160,21 @@ class TemplateFormat:
     takes_names = True  # each message's name is given to the template
 
     def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()):
-        refuse_tools(self.name, messages, tools)
         from app.chat.render import Part, Rendered
 
-        text = render_text(tokenizer.chat_template, messages)
+        text = render_text(tokenizer.chat_template, messages, tools)
         tokens = tokenizer.tokenize(text, allow_special=True)
-        owners = _owners(text, tokens, messages)
+        mask, diffed = _tools_mask(tokenizer, messages, tools, [t.id for t in tokens])
+        owners = template_parts.owners(text, tokens, messages, mask, diffed)
         parts: list[Part] = []
         run: list[int] = []  # positions in `tokens` of the part being gathered
 
         def close(end: int) -> None:
             start = tokens[run[0]].start if parts else 0
-            message, framing = owners[run[0]]
+            message, framing, tool = owners[run[0]]
             own = tuple(tokens[i]._replace(start=tokens[i].start - start, end=tokens[i].end - start) for i in run)
             special = len(run) == 1 and tokens[run[0]].special
-            parts.append(Part(text[start:end], tuple(t.id for t in own), message, framing, special, own))
+            parts.append(Part(text[start:end], tuple(t.id for t in own), message, framing, special, own, tool))
             run.clear()
 
         for position, token in enumerate(tokens):
