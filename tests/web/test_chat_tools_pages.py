@@ -146,3 +146,24 @@ def test_the_comparison_renders_the_tools_in_each_format(client):
         assert re.search(rf'data-tokenizer="{name}"[^>]*aria-labelledby[^>]*>.*?data-count="{api["count"]}"', text, re.S)
     assert 'data-role="no-tools"' in text
     assert re.search(r'data-tokenizer="llama3" aria-labelledby[^>]*>.*?data-role="no-tools"', text, re.S)
+
+
+def test_a_share_keeps_the_tools_and_calls(client, registry):
+    from app.web.share.state import ShareRequest, document, json_pairs, state_from, state_json
+    body = {"page": "compare", "tokenizers": ["cl100k_base", "mistral_v3"], "mode": "chat", "tools": [WEATHER],
+            "messages": API_CHAT[1:]}
+    shared = client.post("/api/share", json=body)
+    assert shared.status_code == 200, shared.text
+    page = client.get(shared.json()["url"])
+    counts = dict(re.findall(r'data-tokenizer="([^"]+)" data-role="tools-count">([\d,]+)<', page.text))
+    assert int(counts["mistral_v3"]) == api_chat(client, "mistral_v3")["tools"]
+    state = state_from("compare", json_pairs(ShareRequest.model_validate(body).root), registry, from_form=False)
+    back = state_json("compare", state)
+    assert back["tools"] == [WEATHER] and back["messages"][1]["tool_calls"] == API_CHAT[2]["tool_calls"]
+    assert back["messages"][2]["tool_call_id"] == CALL_ID
+    twin = state_from("compare", json_pairs(ShareRequest.model_validate({"page": "compare", **back}).root), registry,
+                      from_form=False)
+    assert document("compare", twin) == document("compare", state)
+    typed = {**body, "tools": "[{ not yet"}  # a box that does not parse is kept as typed
+    state = state_from("compare", json_pairs(ShareRequest.model_validate(typed).root), registry, from_form=False)
+    assert state_json("compare", state)["tools"] == "[{ not yet"
