@@ -167,3 +167,14 @@ def test_a_share_keeps_the_tools_and_calls(client, registry):
     typed = {**body, "tools": "[{ not yet"}  # a box that does not parse is kept as typed
     state = state_from("compare", json_pairs(ShareRequest.model_validate(typed).root), registry, from_form=False)
     assert state_json("compare", state)["tools"] == "[{ not yet"
+
+
+@pytest.mark.parametrize("tools,calls", [("[" * 50_000, ""), ("[]", "[" * 50_000), ("[1, null]", "[1]"), ('"x"', '"x"'),
+                                         ('{"tools": 3}', '{"function": []}'), ("[" * 40 + "]" * 40, "{}")])
+def test_hostile_boxes_get_words_not_a_500(client, tools, calls):
+    pairs = [("mode", "chat"), ("tokenizer", "cl100k_base"), ("tools", tools), ("role", "user"), ("content", "hi"),
+             ("calls", ""), ("call_id", ""), ("role", "assistant"), ("content", ""), ("calls", calls), ("call_id", "")]
+    for path, extra in (("/", []), ("/compare", [("tokenizers", "cl100k_base"), ("tokenizers", "mistral_v3")])):
+        page = post(client, path, pairs + extra, follow_redirects=True)
+        assert page.status_code < 500, (path, page.status_code)
+        assert 'data-role="tools-error"' in page.text or 'data-role="message"' in page.text
