@@ -154,7 +154,7 @@ def test_hovering_a_message_lights_its_tokens(page):
 
 def test_roles_follow_the_format_and_tokenizers_without_one_say_so(page):
     open_chat(page, "o200k_harmony")
-    assert page.locator("#role-0 option").all_inner_texts() == ["system", "developer", "user", "assistant"]
+    assert page.locator("#role-0 option").all_inner_texts() == ["system", "developer", "user", "assistant", "tool"]
     page.locator("select[name=tokenizer]").select_option("mistral_tekken")
     expect(page.locator("#role-0 option")).to_have_text(["system", "user", "assistant", "tool"])
     expect(page.locator(".result [data-role=message]")).to_contain_text("Mistral's chat format has no names")

@@ -1,8 +1,10 @@
 """The chat editor the playground and the comparison share, and the prompt it renders.
 
-Messages travel as three parallel fields, `role`, `name` and `content`, repeated once per
-message in order: in the form (one editor card each) and in the page address. `name` is
-left out of the address when no message has one. The editor's buttons are submit buttons
+Messages travel as parallel fields, `role`, `name`, `content`, `calls` (an assistant card's
+tool calls, JSON as typed) and `call_id` (a tool card's), repeated once per message in order:
+in the form (one editor card each) and in the page address; `name`, `calls` and `call_id` are
+left out of the address when no message has one. The tools box is one field, `tools`
+(chat_tools.py reads it and the calls). The editor's buttons are submit buttons
 named `op` (`add`, `remove:2`, `up:2`, `down:2`), so adding, removing and reordering work
 the same with htmx and with a plain form post (which redirects to the new address). With
 htmx the editor is swapped whole; `focus_after` names the control that gets the focus back.
@@ -10,7 +12,8 @@ htmx the editor is swapped whole; `focus_after` names the control that gets the 
 A rendered prompt (app/chat/render.py) is drawn by the one token partial: its segments are
 wrapped per part in `<span class="chat-part" data-message="i">` (framing parts add
 `framing`), so a message's tokens can be lit together; `data-message="reply"` is the reply
-priming. Left out: tools, images, per-message formats.
+priming, `data-message="tools"` the tools' definitions (class `tools`). Left out: images,
+per-message formats.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from app.chat.messages import ChatMessage
 from app.tokenizers.tokens import text_stats
 from app.web import engine_calls
 from app.web.engine_calls import Tokenized
+from app.web.pages.chat_tools import EditorMessage, chat_of, without_tools
 from app.web.pages.common import form_flag, page_text
 from app.web.pages.samples import BY_KEY, DEFAULT_TEXT
 from app.web.tokenview import TokenView, build_view
@@ -47,15 +51,21 @@ def messages_from(params: Mapping) -> list[ChatMessage]:
     """The chat in `params` (a form or a query string), the editor's `op` applied; the default
     chat when there is none. (Its size is bounded by the form's field limit or the URL's.)"""
     roles, names, contents = _getlist(params, "role"), _getlist(params, "name"), _getlist(params, "content")
+    calls, call_ids = _getlist(params, "calls"), _getlist(params, "call_id")
     count = posted_count(params)
     if count == 0:
         return list(DEFAULT_CHAT)
     field = lambda values, i: str(values[i]) if i < len(values) else ""  # noqa: E731 - a short lookup
-    messages = [
-        ChatMessage(field(roles, i).strip() or "user", page_text(field(contents, i)), page_text(field(names, i)) or None)
-        for i in range(count)
-    ]
+    messages = [card(field(roles, i).strip() or "user", page_text(field(contents, i)), page_text(field(names, i)) or None,
+                     page_text(field(calls, i)), page_text(field(call_ids, i)).strip() or None) for i in range(count)]
     return apply_op(messages, str(params.get("op") or ""))
+
+
+def card(role: str, content: str, name: str | None, calls_text: str = "", call_id: str | None = None) -> ChatMessage:
+    """One editor card: a plain `ChatMessage` unless its calls box holds something."""
+    if calls_text:
+        return EditorMessage(role, content, name, tool_call_id=call_id, calls_text=calls_text)
+    return ChatMessage(role, content, name, tool_call_id=call_id)
 
 
 def _getlist(params: Mapping, key: str) -> list:
@@ -91,7 +101,9 @@ def apply_op(messages: list[ChatMessage], op: str) -> list[ChatMessage]:
     """The editor's button: `add` a message (the turn that comes next), `remove:i`, `up:i`, `down:i`."""
     if op == "add":
         if len(messages) < MAX_PAGE_MESSAGES:
-            next_role = "assistant" if messages and messages[-1].role == "user" else "user"
+            last = messages[-1] if messages else None
+            calling = last is not None and last.role == "assistant" and getattr(last, "calls_text", "").strip()
+            next_role = "tool" if calling else "assistant" if last is not None and last.role == "user" else "user"
             messages.append(ChatMessage(next_role, ""))
         return messages
     action, _, where = op.partition(":")
@@ -128,7 +140,12 @@ def focus_after(op: str, count: int) -> tuple[int, str] | None:
 def in_page_words(error: TokenprismError) -> TokenprismError:
     """`error` as the editor says it: app/chat names a message by its index in the API's
     "messages" ("message 0"); the editor's cards are Message 1, 2, ... and "name" is a field."""
-    message = re.sub(r"\bmessage (\d+)\b", lambda m: f"Message {int(m[1]) + 1}", error.message)
+    message = re.sub(r"\bmessages\[(\d+)\]\.tool_calls\[(\d+)\](?:\.function)?\.?",
+                     lambda m: f"Message {int(m[1]) + 1}, call {int(m[2]) + 1}" + (": " if m[0].endswith(".") else ""),
+                     error.message)
+    message = re.sub(r"\bmessages\[(\d+)\]\.?", lambda m: f"Message {int(m[1]) + 1}" + ("'s " if m[0].endswith(".") else ""),
+                     message)
+    message = re.sub(r"\bmessage (\d+)\b", lambda m: f"Message {int(m[1]) + 1}", message)
     message = message.replace('leave "name" out', "clear its name field")
     if message == error.message:
         return error
@@ -137,22 +154,31 @@ def in_page_words(error: TokenprismError) -> TokenprismError:
     return worded
 
 
-def render_page_chat(registry, settings, name: str, messages: list[ChatMessage]) -> Rendered:
-    """`engine_calls.render_chat` in the tokenizer's own format, its errors in the editor's words."""
+def render_page_chat(registry, settings, name: str, messages: list[ChatMessage], tools=(),
+                     with_tools: bool = True) -> Rendered:
+    """`engine_calls.render_chat` in the tokenizer's own format, its errors in the editor's words;
+    without `with_tools`, the chat's tools, calls and call ids are left out."""
     try:
-        return engine_calls.render_chat(registry, settings, name, messages, None)
+        chat = chat_of(messages) if with_tools else without_tools(messages)
+        return engine_calls.render_chat(registry, settings, name, chat, None, tuple(tools) if with_tools else ())
     except TokenprismError as error:
         raise in_page_words(error) from error
 
 
 def chat_query(messages: list[ChatMessage]) -> list[tuple[str, str]]:
     with_names = any(m.name is not None for m in messages)
+    with_calls = any(getattr(m, "calls_text", "") for m in messages)
+    with_ids = any(m.tool_call_id for m in messages)
     pairs: list[tuple[str, str]] = []
     for message in messages:
         pairs.append(("role", message.role))
         if with_names:
             pairs.append(("name", message.name or ""))
         pairs.append(("content", message.content))
+        if with_calls:
+            pairs.append(("calls", getattr(message, "calls_text", "")))
+        if with_ids:
+            pairs.append(("call_id", message.tool_call_id or ""))
     return pairs
 
 
@@ -196,10 +222,11 @@ def chat_view(result: ChatTokenized, view: str, ws: bool, budget: int, list_limi
     """The prompt's token list, each part's segments wrapped with its message."""
     groups, offset, previous = [], 0, None
     for part in result.rendered.parts:
-        key = (part.message, part.framing)
+        key = (part.message, part.framing, part.tools)
         if key != previous and part.text:
-            which = "reply" if part.message is None else part.message
-            groups.append((offset, f'class="chat-part{" framing" if part.framing else ""}" data-message="{which}"'))
+            which = "tools" if part.tools else "reply" if part.message is None else part.message
+            kinds = " framing" * part.framing + " tools" * part.tools
+            groups.append((offset, f'class="chat-part{kinds}" data-message="{which}"'))
             previous = key
         offset += len(part.text)
     return build_view(result.text, result.tokens, view, ws, budget, result.ids, list_limit, groups=groups)
@@ -218,14 +245,15 @@ def message_rows(messages: list[ChatMessage], rendered: Rendered | None) -> list
     counts = rendered.message_counts() if rendered is not None else [0] * len(messages)
     rows = []
     for index, (message, count) in enumerate(zip(messages, counts, strict=False)):
-        text = " ".join(message.content.split())
+        text = " ".join((message.content or getattr(message, "calls_text", "")).split())
         preview = text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
         rows.append(MessageRow(index, message.role, message.name, preview, count))
     return rows
 
 
 def reply_tokens(rendered: Rendered) -> int:
-    return sum(len(part.ids) for part in rendered.parts if part.message is None)
+    """Tokens of the reply's priming: parts in no message that are no tool definitions."""
+    return sum(len(part.ids) for part in rendered.parts if part.message is None and not part.tools)
 
 
 @dataclass
@@ -239,6 +267,7 @@ class PageInput:
     lines: bool = False  # per-line counts (text only)
     mode: str = ""
     messages: list[ChatMessage] = field(default_factory=lambda: list(DEFAULT_CHAT))
+    tools_text: str = ""  # the tools box as typed (JSON; chat_tools.read_tools)
     problem: TokenprismError | None = None  # a chat the page cannot take (too many messages)
     op: str = ""  # the chat editor's button, if one was pressed
     origins: list[int | None] = field(default_factory=list)  # per card, where it stood before `op` (`origins`)
@@ -252,12 +281,14 @@ class PageInput:
             self.text, self.mode = sample.text, text_mode
         self.op = str(params.get("op") or "")
         self.messages, self.problem = read_chat(params)
+        self.tools_text = page_text(str(params.get("tools") or ""))
         self.origins = origins(self.op, posted_count(params))
 
     def input_pairs(self, with_input: bool) -> list[tuple[str, str]]:
         """The chat (in chat mode) or the text, for the address; the options go last (`option_pairs`)."""
         if self.mode == "chat":
-            return [("mode", "chat"), *(chat_query(self.messages) if with_input else [])]
+            tools = [("tools", self.tools_text)] if self.tools_text.strip() else []
+            return [("mode", "chat"), *(chat_query(self.messages) + tools if with_input else [])]
         return [("text", self.text)] if with_input else []
 
     def option_pairs(self) -> list[tuple[str, str]]:

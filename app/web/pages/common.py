@@ -43,7 +43,7 @@ from app.web.pages.samples import SAMPLES
 MAX_QUERY_CHARS = 6000  # longer page addresses are not kept in the URL (uvicorn refuses heads over 16 KB)
 KIND_LABELS = {"tiktoken": "tiktoken-style BPE", "sentencepiece": "SentencePiece",
                "bpe": "Own byte-level BPE", "huggingface": "huggingface (tokenizer.json)"}
-TYPING_FIELDS = {"text", "ids", "content", "name", "reply"}  # the chat editor's text fields and the budget's reply
+TYPING_FIELDS = {"text", "ids", "content", "name", "calls", "call_id", "tools", "reply"}  # the chat's text fields, the budget's reply
 HEAD_SLACK = 256  # tokens made past the drawing budget, so that a segment is not cut at its edge
 USED_BY_SHOWN = 6  # model names listed before "and N more"
 RECENT_SHOWN = 20  # user tokenizers a picker lists (the newest files); the search box finds the others

@@ -5,7 +5,8 @@ The picker folds into a one-line summary (a `<details>`) once tokenizers are cho
 text box and the first results fit one screen. More than `max_compare` tokenizers are never
 an error wall: the page compares the first ones and names those left out (compare.js stops a
 click past the limit before it is sent). In chat mode a tokenizer without a chat format
-(app/chat/render.py) keeps its column, saying so, and the others are compared as usual.
+(app/chat/render.py) keeps its column, saying so, and the others are compared as usual; so does one
+whose format has no tools when the chat has tools, calls or call ids (chat_tools.py).
 Model names among the tokenizers are priced under their column's count, and rank the columns
 by cost (budget_view.py); the picker keeps them as ticked model boxes, so they survive a post."""
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 
+from app.chat.render import FORMATS
 from app.errors import TokenprismError
 from app.settings import Settings
 from app.tokenizers import models
@@ -27,6 +29,7 @@ from app.web.edge.lean_route import LeanRoute
 from app.web.pages.chat_form import (
     PageInput, chat_result, chat_view, focus_after, message_rows, render_page_chat, reply_tokens, roles_for, names_for,
 )
+from app.web.pages.chat_tools import ToolsBox, call_ids, check_size, takes_tools
 from app.web.pages.budget_view import cheapest_first, cost_lines, rank_columns
 from app.web.pages.common import (
     HEAD_SLACK, TYPING_FIELDS, base_context, canonical, form_flag, is_htmx, name_directory, page_url, read_form,
@@ -79,6 +82,7 @@ class Column:
     result: object = None  # engine_calls.Tokenized
     error: TokenprismError | None = None
     no_chat: bool = False  # chat mode, and this tokenizer has no chat format
+    no_tools: str | None = None  # chat mode with tools, and this tokenizer's format has none: why it shows no prompt
     view: object = None  # TokenView
     delta: int = 0
     bar: float = 0.0  # percent of the largest count
@@ -102,17 +106,23 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         named = True
         if chat and state.problem is not None:
             raise state.problem
-        messages = engine_calls.check_messages(state.messages, settings) if chat else []
+        if chat:
+            check_size(state.messages, state.tools_text, settings)
+        messages = state.messages if chat else []
         text = "" if chat else engine_calls.check_text(state.text, settings)
     except TokenprismError as caught:
         error, status, names = caught, caught.status, []
     budget = max(500, settings.render_tokens // max(1, len(names)))
+    box = ToolsBox.read(state.tools_text, state.messages) if chat else ToolsBox()
+    tools_of = {name: takes_tools(registry, name) for name in names} if chat else {}
     for name in names:  # one tokenizer failing (a damaged file) shows its error in its column
         try:
             if chat and not registry.chat_formats(name):
                 results.append(None)
+            elif chat and box.used and not tools_of[name]:
+                results.append("no tools")
             elif chat:
-                rendered = render_page_chat(registry, settings, name, messages)
+                rendered = render_page_chat(registry, settings, name, messages, box.tools, box.error is None)
                 results.append(chat_result(rendered, messages, budget + HEAD_SLACK))
             else:
                 results.append(engine_calls.tokenize_head(registry, settings, name, text, state.special, budget + HEAD_SLACK))
@@ -128,6 +138,8 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
             column.error = item
         elif item is None:
             column.no_chat = True
+        elif isinstance(item, str):
+            column.no_tools = item
         else:
             column.result = item
             column.note = None if chat else note_for(state.text, item.tokenizer, getattr(entry, "version", None))
@@ -135,7 +147,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
                            build_view(item.text, item.tokens, "text", state.ws, budget, item.ids, list_limit,
                                       lines=state.lines, cuts=cuts))
         columns.append(column)
-    columns.sort(key=lambda c: c.no_chat)  # in chat mode, the columns that can show a prompt come first
+    columns.sort(key=lambda c: c.no_chat or c.no_tools is not None)  # in chat mode, those that show a prompt first
     counted = [c for c in columns if c.result is not None]
     if counted:
         best = min(c.result.count for c in counted)
@@ -183,6 +195,12 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "chat_roles": list(dict.fromkeys(role for name in [n for n in names if n in chat_formats] or [None]
                                          for role in roles_for(registry, name))),
         "chat_names": names_for(registry, names),
+        "chat_tools": any(tools_of.values()),  # the editor offers calls and call ids
+        "call_ids": call_ids(state.messages) if chat else [],
+        "tools_box": box,
+        "tools_note": None,  # the columns say which formats leave the tools out
+        "chat_notes": {c.result.rendered.format: note for c in counted
+                       if chat and (note := getattr(FORMATS.get(c.result.rendered.format), "note", None))},
         "editor_oob": is_htmx(request) and chat and request.headers.get("HX-Trigger-Name") not in TYPING_FIELDS,
         "editor_focus": focus_after(state.op, len(state.messages)),
     }

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 
+from app.chat.render import FORMATS
 from app.errors import InvalidInput, TokenprismError
 from app.settings import Settings
 from app.tokenizers.tokens import parse_ids
@@ -20,6 +21,7 @@ from app.web.edge.lean_route import LeanRoute
 from app.web.pages.chat_form import (
     PageInput, chat_result, chat_view, focus_after, message_rows, render_page_chat, reply_tokens, roles_for, names_for,
 )
+from app.web.pages.chat_tools import ToolsBox, call_ids, takes_tools
 from app.web.pages.budget_view import Budget, PlaygroundBudget, parse_reply, playground_model
 from app.web.pages.common import (
     HEAD_SLACK, TYPING_FIELDS, base_context, canonical, is_htmx, name_directory, named_tokenizer, page_text,
@@ -93,11 +95,15 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
     result = error = None
     status = 200
     head = settings.render_tokens + HEAD_SLACK
+    box = ToolsBox.read(state.tools_text, state.messages) if state.mode == "chat" else ToolsBox()
+    chat_tools, tools_note = False, None
     try:
         if state.mode == "chat":
             if state.problem is not None:
                 raise state.problem
-            rendered = render_page_chat(registry, settings, state.tokenizer, state.messages)
+            chat_tools = takes_tools(registry, state.tokenizer)
+            tools_note = box.left_out(state.tokenizer, chat_tools)
+            rendered = render_page_chat(registry, settings, state.tokenizer, state.messages, box.tools, tools_note is None)
             result = chat_result(rendered, state.messages, head)
         elif state.mode == "decode":
             result = engine_calls.decode(registry, settings, state.tokenizer, parse_ids(state.ids), head)
@@ -137,6 +143,12 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         "editor_focus": focus_after(state.op, len(state.messages)),
         "chat_roles": roles_for(registry, shown),
         "chat_names": names_for(registry, [shown]),
+        "chat_tools": chat_tools,  # the editor offers calls and call ids
+        "call_ids": call_ids(state.messages) if state.mode == "chat" else [],
+        "tools_box": box,
+        "tools_note": tools_note,
+        "chat_note": getattr(FORMATS.get(result.rendered.format), "note", None)
+        if state.mode == "chat" and result is not None else None,
         "show_counts": True,
         "chat_rows": message_rows(state.messages, result.rendered if state.mode == "chat" and result else None),
         "chat_reply": reply_tokens(result.rendered) if state.mode == "chat" and result else 0,

@@ -11,12 +11,15 @@ give the same page state give the same document, hence the same id.
 Taken in: the page's form fields (what the page posts, plus `page`), or JSON with the same
 names (`PlaygroundShare`, `CompareShare`; chat messages as a list). Checked as the page
 would: tokenizer names resolve, a comparison has 2 to max_compare of them, the text or the
-chat within the text limit, at most 64 messages, the playground's reply length a number of tokens. The store checks the bytes. Left out:
+chat within the text limit, at most 64 messages, the playground's reply length a number of tokens.
+A chat's tools and each message's `tool_calls` are kept as the page's boxes hold them: JSON
+(turned into the box's text), or a string as typed (a box that does not parse yet). The store checks the bytes. Left out:
 sharing the training or tokenizer pages, and a share's title or description.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -32,6 +35,7 @@ from app.web import engine_calls
 from app.web.budget_schemas import ModelName, ReplyTokens
 from app.web.pages.budget_view import parse_reply
 from app.web.pages.chat_form import MAX_PAGE_MESSAGES
+from app.web.pages.chat_tools import check_size
 from app.web.pages.compare import CompareState
 from app.web.pages.playground import DEFAULT_TOKENIZER, PlaygroundState, settle
 from app.web.schemas import ChatMessageIn, Request, Response, TokenizerName, TokenizerNames
@@ -48,6 +52,26 @@ Messages = Annotated[
           description=f"The chat (with mode chat): at most {MAX_PAGE_MESSAGES} messages, as the page edits them."),
 ]
 TEXT_DOC = "The text (modes encode/text). Omitted: the page's default text."
+TOOLS_DOC = ("The tools box (mode chat): OpenAI's list of function tools, or a string as typed in the box. "
+             "Messages take `tool_calls` (a list, or the calls box's text) and `tool_call_id` likewise.")
+
+
+def box_text(value: Any) -> str:
+    """A box's content from JSON: a string as typed, anything else written as JSON."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (ValueError, RecursionError):
+        raise InvalidInput("the tools or tool calls are nested too deep to keep; flatten them") from None
+
+
+def box_json(text: str) -> Any:
+    """A box's content for JSON: what it holds when it parses, else the text as typed."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return text
 
 
 class PlaygroundShare(Request):
@@ -58,6 +82,7 @@ class PlaygroundShare(Request):
     ids: str | list[int] | None = Field(None, description="The ids (mode decode): a JSON array, or a string as typed.")
     view: Literal["text", "ids", "bytes"] = "text"
     messages: Messages = None
+    tools: Any = Field(None, description=TOOLS_DOC)
     budget: ModelName | None = Field(None, description="The model the budget prices, when the tokenizer is no model "
                                      "name: one of its models with facts. Omitted: the first of them.")
     reply: ReplyTokens | None = Field(None, description="The expected reply length in tokens that the budget prices.")
@@ -72,6 +97,7 @@ class CompareShare(Request):
     mode: Literal["text", "chat"] = "text"
     text: str | None = Field(None, description=TEXT_DOC)
     messages: Messages = None
+    tools: Any = Field(None, description=TOOLS_DOC)
     ws: bool = False
     special: bool = False
     lines: bool = False
@@ -115,7 +141,10 @@ def json_pairs(body: PlaygroundShare | CompareShare) -> QueryParams:
     if body.text is not None:
         pairs.append(("text", body.text))
     for message in body.messages or []:
-        pairs += [("role", message.role), ("name", message.name or ""), ("content", message.content)]
+        pairs += [("role", message.role), ("name", message.name or ""), ("content", message.content or ""),
+                  ("calls", box_text(message.tool_calls)), ("call_id", box_text(message.tool_call_id))]
+    if body.tools is not None:
+        pairs.append(("tools", box_text(body.tools)))
     pairs += [(flag, "1") for flag in FLAGS[body.page] if getattr(body, flag)]
     return QueryParams([(key, clean_text(value)) for key, value in pairs])  # JSON can carry lone surrogates
 
@@ -143,7 +172,7 @@ def check_shareable(page: str, state, registry: Registry, settings: Settings) ->
     if state.mode == "chat":
         if state.problem is not None:
             raise state.problem
-        engine_calls.check_messages(state.messages, settings)
+        check_size(state.messages, state.tools_text, settings)
     elif state.mode != "decode":  # ids are bounded by the share's byte cap
         engine_calls.check_text(state.text, settings)
 
@@ -175,8 +204,11 @@ def state_json(page: str, state) -> dict:
         if state.reply.isascii() and state.reply.isdigit():  # settled: digits, or kept as typed in decode mode (not checked there)
             out["reply"] = int(state.reply)
     if state.mode == "chat":
-        out["messages"] = [{"role": m.role, "content": m.content, **({"name": m.name} if m.name is not None else {})}
-                           for m in state.messages]
+        out["messages"] = [{"role": m.role, "content": m.content, **({"name": m.name} if m.name is not None else {}),
+                            **({"tool_calls": box_json(m.calls_text)} if getattr(m, "calls_text", "") else {}),
+                            **({"tool_call_id": m.tool_call_id} if m.tool_call_id else {})} for m in state.messages]
+        if state.tools_text.strip():
+            out["tools"] = box_json(state.tools_text)
     elif state.mode == "decode":
         out["ids"] = state.ids
     else:
