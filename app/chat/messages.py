@@ -14,7 +14,7 @@ Left out: content arrays and images.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.errors import InvalidInput
 
@@ -31,6 +31,8 @@ class Tool:
     name: str
     description: str | None = None
     parameters: dict | None = None  # a JSON schema (an object), as parsed
+    sent: dict | None = field(default=None, compare=False)  # the whole tool as sent (its key order, `strict`),
+    # for a format that hands tools on as they came (a chat template, as transformers does)
 
 
 @dataclass(frozen=True)

@@ -113,7 +113,8 @@ def template_messages(messages: Sequence[ChatMessage]) -> list[dict]:
 def template_tools(tools: Sequence[Tool]) -> list[dict] | None:
     if not tools:
         return None
-    return [{"type": "function", "function": {"name": t.name, **({"description": t.description} if t.description
+    return [t.sent if t.sent is not None else  # as sent, as transformers hands a dict on (key order, strict)
+            {"type": "function", "function": {"name": t.name, **({"description": t.description} if t.description
                                                                  is not None else {}),
                                               **({"parameters": t.parameters} if t.parameters is not None else {})}}
             for t in tools]

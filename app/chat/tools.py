@@ -95,7 +95,7 @@ def _tool(item: object, where: str) -> Tool:
                            '{"type": "object", "properties": {...}}, or leave it out')
     if not isinstance(function.get("strict", False), bool):
         raise InvalidInput(f"{where}.function.strict is {kind(function['strict'])}; give true or false, or leave it out")
-    return Tool(name, description, parameters)
+    return Tool(name, description, parameters, sent=fields)
 
 
 def chat_message(position: int, role: str, content: str | None, name: str | None = None,
@@ -235,7 +235,8 @@ def cleaned(messages: Sequence[ChatMessage], tools: Sequence[Tool]) -> tuple[lis
     out = [replace(message, role=clean(message.role), content=clean(message.content), name=clean(message.name),
                    tool_calls=tuple(ToolCall(clean(c.id), clean(c.name), clean(c.arguments)) for c in message.tool_calls),
                    tool_call_id=clean(message.tool_call_id)) for message in messages]
-    return out, tuple(Tool(clean(t.name), clean(t.description), _clean_json(t.parameters)) for t in tools)
+    return out, tuple(Tool(clean(t.name), clean(t.description), _clean_json(t.parameters), _clean_json(t.sent))
+                      for t in tools)
 
 
 def _clean_json(value):

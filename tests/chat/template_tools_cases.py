@@ -157,7 +157,10 @@ def tool_lists(draw) -> list[dict]:
             function["description"] = description
         if (parameters := draw(schemas)) is not None:
             function["parameters"] = parameters
-        tools.append({"type": "function", "function": function})
+        if draw(st.booleans()):  # OpenAI's `strict`, and keys in another order: a template sees the tool as sent
+            function = {"strict": draw(st.booleans()), **dict(reversed(function.items()))}
+        tools.append({"type": "function", "function": function} if draw(st.booleans())
+                     else {"function": function, "type": "function"})
     return tools
 
 
