@@ -48,10 +48,12 @@ class Rendered:
         return sum(len(part.ids) for part in self.parts)
 
     def message_counts(self) -> list[int]:
-        """Tokens of each message, its framing included (the reply priming belongs to none)."""
+        """Tokens of each message, its framing included; the tools' definitions are counted apart
+        (`tools_count`) even where a format writes them inside a message (chatml's system
+        message), and the reply priming belongs to none: messages + tools + priming = count."""
         counts = [0] * max(self.messages, 1 + max((p.message for p in self.parts if p.message is not None), default=-1))
         for part in self.parts:
-            if part.message is not None:
+            if part.message is not None and not part.tools:
                 counts[part.message] += len(part.ids)
         return counts
 

@@ -38,8 +38,8 @@ def request(case: dict) -> tuple[list[ChatMessage], tuple[Tool, ...], str | None
 def assert_adds_up(rendered) -> None:
     content = sum(len(p.ids) for p in rendered.parts if not p.framing and not p.tools)
     assert rendered.overhead + rendered.tools_count + content == rendered.count
-    outside = sum(len(p.ids) for p in rendered.parts if p.message is None)
-    assert sum(rendered.message_counts()) + outside == rendered.count
+    outside = sum(len(p.ids) for p in rendered.parts if p.message is None and not p.tools)
+    assert sum(rendered.message_counts()) + rendered.tools_count + outside == rendered.count
     tokens = rendered.tokens()
     assert [t.id for t in tokens] == rendered.ids
     assert b"".join(t.bytes for t in tokens) == rendered.text.encode("utf-8")

@@ -138,8 +138,8 @@ def check_counts(tokenizer, rendered, messages, tools):
     content = sum(len(part.ids) for part in rendered.parts if not part.framing)
     assert rendered.overhead + rendered.tools_count + content == rendered.count
     assert (rendered.tools_count > 0) == bool(tools)
-    outside = sum(len(part.ids) for part in rendered.parts if part.message is None)
-    assert sum(rendered.message_counts()) + outside == rendered.count
+    outside = sum(len(part.ids) for part in rendered.parts if part.message is None and not part.tools)
+    assert sum(rendered.message_counts()) + rendered.tools_count + outside == rendered.count
     assert len(rendered.message_counts()) == len(messages)
     tokens = rendered.tokens()
     assert [t.id for t in tokens] == rendered.ids
