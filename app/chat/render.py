@@ -50,7 +50,7 @@ from app.chat.messages import ChatMessage, Tool
 from app.chat.rendered import Part, Rendered
 from app.chat.tools import check_tool_chat
 
-__all__ = ["DEFAULT_FORMAT", "FORMATS", "Part", "Rendered", "formats_for", "formats_of", "render"]
+__all__ = ["DEFAULT_FORMAT", "FORMATS", "Part", "Rendered", "format_note", "formats_for", "formats_of", "render"]
 
 
 FORMATS = {f.name: f for f in (CHATML, HARMONY, MISTRAL, LLAMA3, LLAMA4, TemplateFormat())}
@@ -66,6 +66,11 @@ def formats_for(tokenizer_name: str, has_template: bool = False) -> list[str]:
     names = [name for name, f in FORMATS.items() if tokenizer_name in f.ids]
     names.sort(key=lambda name: name != DEFAULT_FORMAT.get(tokenizer_name))
     return names + ["template"] if has_template else names
+
+
+def format_note(rendered: Rendered) -> str | None:
+    """What a chat's format says of its counts (chatml: they follow the API's reported counts), or None."""
+    return getattr(FORMATS[rendered.format], "note", None)
 
 
 def formats_of(tokenizer: Tokenizer) -> list[str]:

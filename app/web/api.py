@@ -29,7 +29,7 @@ from fastapi.responses import Response
 
 from app.errors import BadTokenId, InvalidInput, TextTooLarge
 from app.tokenizers import models
-from app.chat.render import formats_of
+from app.chat.render import format_note, formats_of
 from app.chat.template_files import describe
 from app.chat.tools import chat_message, chat_texts, parse_tools
 from app.tokenizers.tokens import text_and_ranges, text_stats
@@ -231,7 +231,7 @@ async def chat(request: Request):
         return json_response(
             f'{{"tokenizer":{dumps(name)},"format":{dumps(rendered.format)},"count":{rendered.count},'
             f'"text":{dumps(rendered.text)},"tokens":{listed},"messages":[{per_message}],"overhead":{rendered.overhead},'
-            f'"tools":{rendered.tools_count}'
+            f'"tools":{rendered.tools_count},"note":{dumps(format_note(rendered))}'
             + (f',"budget":{dumps(budget[0])}}}' if budget else "}"),
             request.headers.get("accept-encoding", ""),
         )
@@ -377,6 +377,7 @@ async def _count_chat(request: Request, body: schemas.CountRequest, registry, se
             "per_message": {name: chat.message_counts() for name, chat in rendered.items()},
             "overhead": {name: chat.overhead for name, chat in rendered.items()},
             "tools": {name: chat.tools_count for name, chat in rendered.items()},
+            "notes": {name: format_note(chat) for name, chat in rendered.items()},
         },
     }
     if asked:

@@ -393,6 +393,9 @@ class ChatResponse(Response):
                           "and of the tools.")
     tools: int = Field(description="Tokens of the tools' definitions, wherever the format writes them (0 without "
                        "tools); tool calls and results count in their messages.")
+    note: str | None = Field(None, description="What the format says of these counts, null for none: chatml's count "
+                             "follows the prompt tokens OpenAI's API reported (OpenAI publishes no format), not a "
+                             "published rendering.")
     budget: BudgetOut | None = Field(None, description="With a model: its budget for the whole prompt (`count`).")
 
 
@@ -429,6 +432,8 @@ class ChatCountOut(Response):
     )
     overhead: dict[str, int] = Field(description="Tokenizer -> tokens the format adds around the messages' content.")
     tools: dict[str, int] = Field(description="Tokenizer -> tokens of the tools' definitions (as /api/chat's `tools`).")
+    notes: dict[str, str | None] = Field(description="Tokenizer -> its format's note on these counts (as /api/chat's "
+                                         "`note`), null for none.")
 
 
 class CountResponse(Response):

@@ -181,3 +181,12 @@ def test_a_format_without_tools_says_so(http):
     for path, extra in (("/api/chat", {"tokenizer": "mistral_v1"}), ("/api/count", {"tokenizers": ["mistral_v1"]})):
         error = assert_error(http.post(path, json={**body, **extra}), 422)
         assert "has no tools" in error["message"], error
+
+
+def test_the_answer_says_chatml_counts_follow_the_api_not_a_published_format(http):
+    body = {"messages": chat(call("abcDEF123"), answer="abcDEF123"), "tools": [WEATHER]}
+    chatml = http.post("/api/chat", json={"tokenizer": "cl100k_base", **body}).json()
+    assert "OpenAI" in chatml["note"] and "reported" in chatml["note"]
+    assert http.post("/api/chat", json={"tokenizer": "o200k_harmony", **body}).json()["note"] is None
+    counted = http.post("/api/count", json={"tokenizers": ["cl100k_base", "mistral_v3"], **body}).json()
+    assert counted["chat"]["notes"] == {"cl100k_base": chatml["note"], "mistral_v3": None}

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 
-from app.chat.render import FORMATS
+from app.chat.render import format_note
 from app.errors import TokenprismError
 from app.settings import Settings
 from app.tokenizers import models
@@ -200,7 +200,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "tools_box": box,
         "tools_note": None,  # the columns say which formats leave the tools out
         "chat_notes": {c.result.rendered.format: note for c in counted
-                       if chat and (note := getattr(FORMATS.get(c.result.rendered.format), "note", None))},
+                       if chat and (note := format_note(c.result.rendered))},
         "editor_oob": is_htmx(request) and chat and request.headers.get("HX-Trigger-Name") not in TYPING_FIELDS,
         "editor_focus": focus_after(state.op, len(state.messages)),
     }

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 
-from app.chat.render import FORMATS
+from app.chat.render import format_note
 from app.errors import InvalidInput, TokenprismError
 from app.settings import Settings
 from app.tokenizers.tokens import parse_ids
@@ -147,7 +147,7 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         "call_ids": call_ids(state.messages) if state.mode == "chat" else [],
         "tools_box": box,
         "tools_note": tools_note,
-        "chat_note": getattr(FORMATS.get(result.rendered.format), "note", None)
+        "chat_note": format_note(result.rendered)
         if state.mode == "chat" and result is not None else None,
         "show_counts": True,
         "chat_rows": message_rows(state.messages, result.rendered if state.mode == "chat" and result else None),
