@@ -68,6 +68,7 @@ def test_token_page_tree_and_links_both_ways(page):
     page.goto("/tokenizers")
     page.locator("tr[data-name=gpt2] [data-role=vocab-link]").click()
     expect(page).to_have_url(re.compile(r"/tokenizers/gpt2$"))
+    page.wait_for_load_state("load")  # htmx binds the search box once its script ran; a key typed before is lost
     page.locator("#vocab-q").fill("SolidGold")
     # The first search builds gpt2's vocabulary index: seconds on a loaded CI machine.
     expect(page.locator("[data-role=match-count]")).to_have_attribute("data-total", "1", timeout=20_000)
