@@ -21,6 +21,7 @@ def test_compare_page_shows_cost_by_script(client):
     assert re.findall(r'<tr data-script="([^"]+)"', html) == ["Latin", "Hangul", "Common"]
     assert cells(html, "Hangul")["cl100k_base"] == "1.00 (5)"
     assert cells(html, "Latin")["cl100k_base"] == "0.20 (2)"
+    assert cells(html, "Hangul")["gpt2"] == "2.80 (14)"  # as docs/web.md says
 
 
 def test_chat_mode_has_no_script_table(client):
