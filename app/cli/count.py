@@ -17,7 +17,7 @@ import json
 import os
 import sys
 
-from app.cli import count_budget
+from app.cli import count_budget, count_scripts
 from app.cli.corpus_args import add_corpus_arguments, corpus_options, show_progress, workers_of
 from app.cli.io import CliError, read_chat
 from app.cli.progress import Progress, human_bytes
@@ -40,6 +40,8 @@ def cmd_count(args) -> None:
         return count_chat(args, list(dict.fromkeys(registry.resolve(n) for n in names)), asked)
     if not args.paths:
         raise CliError("give one or more files or directories to count ('-' for stdin), or --messages CHAT.json")
+    if args.by == "script":
+        return count_by_script(args, list(dict.fromkeys(registry.resolve(n) for n in names)), asked)
     specs = specs_for(names, registry)
     with open_plan(args.paths, corpus_options(args)) as plan:
         files_bytes = plan.total_bytes
@@ -103,6 +105,26 @@ def print_report(report: CountReport, legacy: bool, asked: count_budget.Asked = 
             print(f"  ... and {more:,} more")
 
 
+def count_by_script(args, names: list[str], asked: count_budget.Asked) -> None:
+    """--by script (count_scripts.py): one table of tokens per character by script."""
+    if asked:
+        raise CliError("--by script goes without --model (it splits tokens, not costs); name tokenizers with -t")
+    with open_plan(args.paths, corpus_options(args)) as plan:
+        tally = count_scripts.tally_plan(plan, names, get_registry(), args.allow_special)
+        problems = plan.problems
+    if args.json:
+        print(json.dumps({**count_scripts.as_json(tally), "problems": problems.to_dict()}, indent=2,
+                         ensure_ascii=False))
+    else:
+        print_table(*count_scripts.table(tally))
+        if problems:
+            print(f"\nskipped: {problems.summary()}")
+            for message in problems.messages():
+                print(f"  {message}")
+    if problems:
+        print(f"tokenprism: warning: skipped {problems.summary()}; see the report", file=sys.stderr)
+
+
 def print_table(header: list[str], rows: list[list[str]]) -> None:
     """Columns aligned: the first to the left, the others (numbers) to the right."""
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
@@ -153,9 +175,10 @@ def add_count_command(add) -> None:
                      help="also show what the text costs as this model's prompt (input cost, share of its context "
                      "window; for a dataset, the total input cost); counts with its tokenizer; repeat for several")
     add_corpus_arguments(sub, "count")
-    sub.add_argument("--by", choices=[*BY, "none"],
+    sub.add_argument("--by", choices=[*BY, "script", "none"],
                      help="also break the counts down by file, folder or extension (default: by file when given "
-                     "only text files, else none)")
+                     "only text files, else none); 'script': instead, tokens per character by Unicode script "
+                     "(Latin, Hangul, Han, Emoji, Common, ...), read in this process")
     sub.add_argument("--messages", metavar="CHAT.json", help="count a chat (a JSON array of messages, or a request "
                      "body with \"messages\" and \"tools\") as the model's prompt, in the tokenizer's chat format "
                      "(as POST /api/chat)")

@@ -32,7 +32,8 @@ from app.tokenizers import models
 from app.chat.render import format_note, formats_of
 from app.chat.template_files import describe
 from app.chat.tools import chat_message, chat_texts, parse_tools
-from app.tokenizers.tokens import text_and_ranges, text_stats
+from app.tokenizers.scripts import by_script
+from app.tokenizers.tokens import char_ranges, text_and_ranges, text_stats
 from app.web import engine_calls, schemas
 from app.web.assets import swagger_paths
 from app.web.edge.bodies import json_body_doc, read_json
@@ -283,7 +284,9 @@ async def compare(request: Request):
             return engine_calls.budgets_json(mine, {tokenizer.name: len(ids)}, body.reply_tokens) if asked else None
 
         results = ",".join(result_json(text, *one, budgets=budgets(*one[:2])) for one in listed)
-        return json_response(f'{{"results":[{results}]}}', request.headers.get("accept-encoding", ""))
+        rows = by_script(text, {tokenizer.name: char_ranges(pieces) for tokenizer, _, pieces in listed})
+        return json_response(f'{{"results":[{results}],"by_script":{dumps(rows)}}}',
+                             request.headers.get("accept-encoding", ""))
 
     return await pool.run(work, request=request)
 

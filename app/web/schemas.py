@@ -415,8 +415,19 @@ class CompareResult(TokenizeResponse):
     )
 
 
+class ScriptRow(Response):
+    script: str = Field(description="A Unicode script (\"Latin\", \"Hangul\", \"Hiragana/Katakana\"), \"Emoji\", "
+                        "\"Common\" (digits, punctuation, spaces, symbols) or \"Other\".", examples=["Hangul"])
+    characters: int = Field(description="Characters of the text in this script; the rows sum to the text's length.")
+    tokens: dict[str, int] = Field(description="Tokenizer -> tokens counted for this script (each token counts once, "
+                                   "for the script most of its characters are in); each column sums to its count.")
+    tokens_per_character: dict[str, float] = Field(description="Tokenizer -> tokens / characters of this row.")
+
+
 class CompareResponse(Response):
     results: list[CompareResult] = Field(description="One per tokenizer, in the order asked.")
+    by_script: list[ScriptRow] = Field(description="Cost by script: one row per script present in the text, most "
+                                       "characters first (docs/api.md, Cost by script).")
 
 
 class CountItem(Response):

@@ -23,6 +23,7 @@ from app.errors import TokenprismError
 from app.settings import Settings
 from app.tokenizers import models
 from app.tokenizers.registry import Registry
+from app.tokenizers.scripts import by_script, token_ranges
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
@@ -156,6 +157,8 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
             column.delta = column.result.count - best
             column.best = column.delta == 0
             column.bar = round(100 * column.result.count / most, 2)
+    script_rows = [] if chat or not counted else by_script(counted[0].result.text, {
+        c.name: token_ranges(c.result.tokenizer, c.result.text, c.result.ids, state.special) for c in counted})
     lines = cost_lines(registry, state.tokenizers, {c.name: c.result.count for c in counted})
     columns = rank_columns(columns, lines)
     stats = counted[0].result.stats if counted else None
@@ -188,6 +191,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "asked_models": {n: canonical(registry, n) for n in state.tokenizers if model_named(registry, n) is not None},
         "error": error,
         "stats": stats,
+        "script_rows": script_rows,  # cost by script (app/tokenizers/scripts.py), text mode only
         "cut_count": len(cuts) if state.cuts and not chat and counted else None,
         "chat_rows": message_rows(state.messages, None) if chat else [],
         "chat_counts": {c.name: c.result.rendered.message_counts() for c in counted} if chat else {},
