@@ -12,8 +12,8 @@ replaying the merges in order over the text's distinct chunks, with a pair -> ch
 index, visits only the chunks each merge changes. The tests check it against encoding
 with each cut.
 
-`merge_rows` lists merges as the API shows them. Left out: counts of each merge in the
-training corpus (the C merge loop does not return them, so no model file has them).
+`merge_rows` lists merges as the API shows them, each with its count in the training
+corpus when the model has them (`BPETokenizer.merge_counts`).
 """
 
 from __future__ import annotations
@@ -160,12 +160,15 @@ def _merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
 
 
 def merge_rows(model: BPETokenizer, offset: int, limit: int) -> list[dict]:
-    """Merges offset .. offset + limit - 1 as {"id", "left", "right", "bytes" (hex), "text"}."""
+    """Merges offset .. offset + limit - 1 as {"id", "left", "right", "bytes" (hex), "text", "count"}
+    (count None when not recorded)."""
     pairs = pairs_of(model)
+    counts = model.merge_counts
     rows = []
     for rank in range(max(offset, 0), min(offset + limit, len(pairs))):
         data = model.id_to_bytes(256 + rank)
         left, right = pairs[rank]
         rows.append({"id": 256 + rank, "left": left, "right": right, "bytes": data.hex(),
-                     "text": data.decode("utf-8", errors="replace")})
+                     "text": data.decode("utf-8", errors="replace"),
+                     "count": None if counts is None else counts[rank]})
     return rows

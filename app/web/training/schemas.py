@@ -110,6 +110,9 @@ class MergeOut(Response):
     right: int
     bytes: str = Field(description="The merged token's bytes, in hex.", examples=["7468"])
     text: str = Field(description="Those bytes as text (a piece of a character shows as U+FFFD).", examples=["th"])
+    count: int | None = Field(description="How many times the pair occurred in the training corpus when training chose "
+                              "it (the lecture's get_stats value); null when not recorded (models not trained here, "
+                              "and model files of format version 1).", examples=[18724])
 
 
 class MergesResponse(Response):
