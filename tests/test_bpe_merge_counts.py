@@ -34,7 +34,8 @@ def test_counts_equal_the_naive_get_stats(corpus, pattern):
     text = CORPORA[corpus][:1500] if pattern == "none" else CORPORA[corpus]
     found = counted([text], pattern, 80)
     assert found == naive_train_counted([text], PATTERNS[pattern], 80)
-    assert found[1] == sorted(found[1], reverse=True) or corpus != "repetitive"  # counts need not fall, but do here
+    # a merge's new pairs occur at most as often as the merged pair, and other pairs only lose occurrences
+    assert found[1] == sorted(found[1], reverse=True)
 
 
 def generated_corpus(seed: int) -> list[str]:
