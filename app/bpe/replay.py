@@ -25,6 +25,7 @@ from collections import Counter, OrderedDict, defaultdict
 import regex
 
 from app.bpe import split
+from app.bpe.train import merge_row
 from app.bpe.model import CUSTOM_PATTERN, BPETokenizer, _bpe_core
 from app.errors import InvalidInput
 
@@ -164,11 +165,5 @@ def merge_rows(model: BPETokenizer, offset: int, limit: int) -> list[dict]:
     (count None when not recorded)."""
     pairs = pairs_of(model)
     counts = model.merge_counts
-    rows = []
-    for rank in range(max(offset, 0), min(offset + limit, len(pairs))):
-        data = model.id_to_bytes(256 + rank)
-        left, right = pairs[rank]
-        rows.append({"id": 256 + rank, "left": left, "right": right, "bytes": data.hex(),
-                     "text": data.decode("utf-8", errors="replace"),
-                     "count": None if counts is None else counts[rank]})
-    return rows
+    return [merge_row(rank, pairs[rank], model.id_to_bytes(256 + rank), None if counts is None else counts[rank])
+            for rank in range(max(offset, 0), min(offset + limit, len(pairs)))]

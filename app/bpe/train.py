@@ -106,3 +106,27 @@ def add_counts(total: Counter[str], part: Mapping[str, int]) -> Counter[str]:
     as long as they are added in order."""
     total.update(part)
     return total
+
+
+def merge_row(rank: int, pair: tuple[int, int], data: bytes, count: int | None) -> dict:
+    """Merge `rank` as the API lists it: {"id", "left", "right", "bytes" (hex), "text", "count"}."""
+    return {"id": 256 + rank, "left": pair[0], "right": pair[1], "bytes": data.hex(),
+            "text": data.decode("utf-8", errors="replace"), "count": count}
+
+
+class FirstMerges:
+    """An `on_merge` that keeps the first `shown` merges as `merge_row`s (ids of a model trained
+    here: byte b is id b) and hands all kept so far to `report` after each new one."""
+
+    def __init__(self, shown: int, report: Callable[[list[dict]], None]):
+        self.shown, self.report = shown, report
+        self.vocab = [bytes([b]) for b in range(256)]
+        self.rows: list[dict] = []
+
+    def __call__(self, index: int, pair: tuple[int, int], count: int) -> None:
+        if index >= self.shown:
+            return
+        data = self.vocab[pair[0]] + self.vocab[pair[1]]
+        self.vocab.append(data)
+        self.rows.append(merge_row(index, pair, data, count))
+        self.report(list(self.rows))

@@ -1,20 +1,24 @@
-"""The counts behind each merge on the replay page, without a browser: each merge around k
-shows how often its pair occurred in training (the naive trainer's get_stats value) with a
-bar, the counts of all merges fall in a sparkline; a model without counts says so."""
+"""The counts behind each merge on the training pages, without a browser: on the replay each
+merge around k shows how often its pair occurred in training (the naive trainer's get_stats
+value) with a bar, the counts of all merges fall in a sparkline, and a model without counts
+says so; a job reports its first merges with their counts while it runs, and its page lists them."""
 
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.bpe.model import PATTERNS, BPETokenizer
+from app.jobs import JobRunner, TrainSpec
 from app.main import create_app
 from app.settings import Settings
 from app.tokenizers.registry import default_registry
 from app.web.training.merge_counts import bar_width, sparkline
 from tests.reference import stdlib_texts
+from tests.jobs.test_runner import long_corpus, wait
 from tests.test_bpe_merge_counts import as_version_1
 from tests.test_bpe_vs_naive import naive_train_counted
 
@@ -63,3 +67,35 @@ def test_a_model_without_counts_says_so(client):
     html = client.get("/train/replay", params={"tokenizer": "uncounted", "k": 3}).text
     assert shown_counts(html) == [] and 'data-role="counts-unknown"' in html
     assert "not recorded for uncounted" in html and 'data-role="merge-count-spark"' not in html
+
+
+def test_a_running_job_reports_its_first_merges_with_their_counts(tmp_path):
+    runner = JobRunner(tmp_path, tmp_path / "tokenizers", jobs=1, queue=1)
+    try:
+        corpus = long_corpus()
+        job = runner.submit(TrainSpec("long", 20_000), corpus)
+        state = wait(runner, job, until=lambda s: len(s.get("first_merges") or []) == 10 or s["status"] not in ("queued", "running"))
+        assert state["status"] == "running" and state["merges_done"] < state["merges_total"], state
+        runner.cancel(job)
+    finally:
+        runner.close()
+    pairs, counts = naive_train_counted(corpus, PATTERNS["gpt4"], 10)
+    assert [(m["left"], m["right"], m["count"]) for m in state["first_merges"]] == [(*p, c) for p, c in zip(pairs, counts)]
+    assert [m["id"] for m in state["first_merges"]] == list(range(256, 266)) and state["first_merges"][0]["text"] == "  "
+
+
+def test_the_job_page_lists_the_first_merges_with_their_counts(client):
+    response = client.post("/api/train", json={"name": "paged", "texts": CORPUS, "vocab_size": 256 + 40})
+    assert response.status_code == 202, response.text
+    job = response.json()["job"]
+    for _ in range(1200):
+        state = client.get(f"/api/train/{job}").json()
+        if state["status"] not in ("queued", "running"):
+            break
+        time.sleep(0.05)
+    assert state["status"] == "done", state
+    _, counts = naive_train_counted(CORPUS, PATTERNS["gpt4"], 40)
+    assert [m["count"] for m in state["first_merges"]] == counts[:10]
+    html = client.get(f"/train/jobs/{job}").text
+    shown = [int(c) for c in re.findall(r'data-role="first-merge-count" data-count="(\d+)"', html)]
+    assert shown == counts[:10] and f"{counts[0]:,}×" in html
