@@ -6,13 +6,14 @@ says so; a job reports its first merges with their counts while it runs, and its
 from __future__ import annotations
 
 import re
+import sqlite3
 import time
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.bpe.model import PATTERNS, BPETokenizer
-from app.jobs import JobRunner, TrainSpec
+from app.jobs import JobRunner, TrainSpec, store
 from app.main import create_app
 from app.settings import Settings
 from app.tokenizers.registry import default_registry
@@ -99,3 +100,19 @@ def test_the_job_page_lists_the_first_merges_with_their_counts(client):
     html = client.get(f"/train/jobs/{job}").text
     shown = [int(c) for c in re.findall(r'data-role="first-merge-count" data-count="(\d+)"', html)]
     assert shown == counts[:10] and f"{counts[0]:,}×" in html
+
+
+def test_a_jobs_table_made_before_first_merges_gets_the_column(tmp_path):
+    path = tmp_path / "jobs.sqlite3"
+    with sqlite3.connect(path) as old:
+        old.executescript(store._SCHEMA.replace(",\n    first_merges TEXT", ""))
+        assert "first_merges" not in [row[1] for row in old.execute("PRAGMA table_info(jobs)")]
+    jobs = store.JobStore(path)
+    try:
+        assert jobs.create("j1", "train", "n", '{"vocab_size": 300, "pattern": "gpt4", "special_tokens": [], '
+                           '"replace": false}', 44, "me", status="running")
+        jobs.first_merges("j1", [{"id": 256, "left": 32, "right": 32, "bytes": "2020", "text": "  ", "count": 7}])
+        assert store.public(jobs.get("j1"))["first_merges"][0]["count"] == 7
+    finally:
+        jobs.close()
+    store.JobStore(path).close()  # opening it again finds the column there
