@@ -1,6 +1,7 @@
 """The counts behind each merge in Chromium: a model trained in the test through the API shows,
 on the replay, each merge's count in training (the naive trainer's get_stats values), a bar per
-merge and the sparkline; stepping with the buttons moves the counts listed."""
+merge and the sparkline; stepping with the buttons moves the counts listed; its job page lists
+the first merges with their counts."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ TEXTS = [text for _, text in stdlib_texts(5, 3_000)[2:5]]
 MERGES = 30
 
 
-def train(page, name: str) -> None:
+def train(page, name: str) -> str:
     response = page.request.post("/api/train", data={"name": name, "texts": TEXTS, "vocab_size": 256 + MERGES})
     assert response.status == 202, response.text()
     status_url = response.json()["status_url"]
@@ -27,13 +28,18 @@ def train(page, name: str) -> None:
         assert time.monotonic() < deadline, state
         time.sleep(0.1)
     assert state["status"] == "done", state
+    return state["job"]
 
 
 def test_replay_shows_the_counts_of_a_model_trained_here(page):
     name = "browser-counts"
-    train(page, name)
+    job = train(page, name)
     try:
         _, counts = naive_train_counted(TEXTS, PATTERNS["gpt4"], MERGES)
+        page.goto(f"/train/jobs/{job}")
+        first = page.locator("[data-role=first-merges] [data-role=first-merge-count]")
+        expect(first).to_have_count(10)
+        assert [int(c) for c in first.evaluate_all("els => els.map(e => e.dataset.count)")] == counts[:10]
         page.goto(f"/train/replay?tokenizer={name}&k=2")
         shown = page.locator("[data-role=merges] [data-role=merge-count]")
         expect(shown).to_have_count(6)
