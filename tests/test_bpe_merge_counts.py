@@ -140,3 +140,14 @@ def test_api_answers_counts_and_null_when_unknown(trained, tmp_path):
         assert len(old["merges"]) == 50 and all(m["count"] is None for m in old["merges"])
         shipped = client.get("/api/tokenizers/tokenprism_4k/merges", params={"limit": 3}).json()
         assert [m["count"] for m in shipped["merges"]] == [472389, 191336, 61926]
+
+
+def test_a_model_cut_to_k_merges_keeps_their_counts_and_pickles(trained):
+    import pickle
+
+    from app.bpe import replay
+
+    cut = replay.with_first_merges(trained, 7)
+    assert cut.merge_counts == trained.merge_counts[:7]
+    again = pickle.loads(pickle.dumps(cut))
+    assert again.merge_counts == trained.merge_counts[:7] and again.encode("the licence") == cut.encode("the licence")

@@ -88,6 +88,7 @@ def _cut(model: BPETokenizer, pairs: list[tuple[int, int]], k: int) -> BPETokeni
     cut = BPETokenizer.__new__(BPETokenizer)
     cut.__dict__.update(model.__dict__)
     cut.merges = {pair: 256 + i for i, pair in enumerate(pairs[:k])}
+    cut.merge_counts = None if model.merge_counts is None else model.merge_counts[:k]
     cut._vocab = model._vocab[: 256 + k]
     cut._merger = _bpe_core.Merger(bytes(model.byte_ids), pairs[:k])
     cut._vocab_size = max([255 + k, *model.special_tokens.values()]) + 1
