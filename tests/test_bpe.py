@@ -294,7 +294,7 @@ def test_permuted_bytes_and_custom_regex_survive_saving(cl100k_ranks):
 
 
 def _with_checksum(body: bytes) -> bytes:
-    return b"tokenprism-bpe v1\nsha256 " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    return b"tokenprism-bpe v2\nsha256 " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
 
 
 def _body(data: bytes) -> bytes:
@@ -306,7 +306,7 @@ def _body(data: bytes) -> bytes:
     [
         (lambda d: d[:-7], "checksum"),
         (lambda d: d.replace(b"\n300 ", b"\n301 ", 1), "checksum"),
-        (lambda d: d.replace(b"v1", b"v2", 1), "version 'v2'"),
+        (lambda d: d.replace(b"v2", b"v3", 1), "version 'v3'"),
         (lambda d: b"PK\x03\x04" + d, "not a tokenprism BPE model"),
         (lambda d: b"", "not a tokenprism BPE model"),
         (lambda d: _with_checksum(_body(d).replace(b"\n256 ", b"\n256 1 ", 1)), "not two ids"),

@@ -22,9 +22,14 @@ STDLIB = Path(sysconfig.get_paths()["stdlib"])
 
 
 def naive_train(documents: list[str], pattern: str | None, num_merges: int) -> list[tuple[int, int]]:
+    return naive_train_counted(documents, pattern, num_merges)[0]
+
+
+def naive_train_counted(documents: list[str], pattern: str | None, num_merges: int) -> tuple[list, list[int]]:
+    """The merges and, for each, its `get_stats` value when it was chosen."""
     chunks = [c for d in documents for c in (regex.findall(pattern, d) if pattern else [d] if d else [])]
     ids = [list(c.encode("utf-8")) for c in chunks]
-    merges = []
+    merges, counts = [], []
     for i in range(num_merges):
         stats: dict[tuple[int, int], int] = {}
         for chunk in ids:
@@ -34,8 +39,9 @@ def naive_train(documents: list[str], pattern: str | None, num_merges: int) -> l
             break
         pair = max(stats, key=stats.get)
         merges.append(pair)
+        counts.append(stats[pair])
         ids = [naive_merge(chunk, pair, 256 + i) for chunk in ids]
-    return merges
+    return merges, counts
 
 
 def naive_merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:

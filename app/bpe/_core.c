@@ -2,12 +2,13 @@
  * Built as app.bpe._core by setup.py (`pip install -e .`).
  *
  * Training -- merge_loop(chunks: list[bytes], weights: list[int], num_merges: int, progress)
- *     -> list[tuple[int, int]]
+ *     -> list[tuple[int, int, int]]   (left, right, count)
  *
  * `chunks` are the distinct pre-token chunks (UTF-8) in order of first appearance and
  * `weights` how often each occurs. Returns the pairs the lecture's naive algorithm merges
  * (merge i makes id 256 + i): the most frequent pair, ties to the pair whose first
- * occurrence (lowest chunk number, then leftmost position) comes first. See
+ * occurrence (lowest chunk number, then leftmost position) comes first, each with its
+ * count when it was chosen (the weighted occurrences the naive `get_stats` gives it). See
  * train.py for the definition; tests/test_bpe_vs_naive.py checks it.
  *
  * How: pair counts (weighted) in a hash table; for each pair a list of the chunks it was
@@ -15,7 +16,7 @@
  * a max-heap of (count, pair) whose entries are skipped when the count moved on. A
  * merge rewrites only the chunks listed for the merged pair, in place, and adjusts the
  * counts of the pairs around each merge site. The GIL is released except to call
- * `progress(merges_done, num_merges)` after each merge.
+ * `progress(merges_done, num_merges, left, right, count)` after each merge.
  *
  * Encoding -- Merger(byte_ids: bytes, pairs: list[tuple[int, int]]), an immutable merge
  * table (pair i makes id 256 + i; byte_ids[b] is the id of byte b), with
@@ -346,7 +347,10 @@ static PyObject *merge_loop(PyObject *self, PyObject *args) {
 
     int32_t n_chunks = (int32_t)PyList_GET_SIZE(chunks);
     int32_t *pairs_made = malloc(sizeof(int32_t) * 2 * (size_t)(num_merges > 0 ? num_merges : 1));
-    if (!pairs_made) {
+    int64_t *counts_made = malloc(sizeof(int64_t) * (size_t)(num_merges > 0 ? num_merges : 1));
+    if (!pairs_made || !counts_made) {
+        free(pairs_made);
+        free(counts_made);
         PyErr_NoMemory();
         Py_CLEAR(result);
         goto done;
@@ -376,6 +380,7 @@ static PyObject *merge_loop(PyObject *self, PyObject *args) {
         int32_t a = s.pairs[best].a, b = s.pairs[best].b, z = 256 + step;
         pairs_made[2 * step] = a;
         pairs_made[2 * step + 1] = b;
+        counts_made[step] = s.pairs[best].count;
         listed = s.pairs[best].chunks; /* taken out: merging may move the pairs array */
         memset(&s.pairs[best].chunks, 0, sizeof(IntVec));
         for (int32_t k = 0; k < listed.n && !failed; k++)
@@ -389,7 +394,8 @@ static PyObject *merge_loop(PyObject *self, PyObject *args) {
         merges_done = step + 1;
         if (progress != Py_None && !failed) {
             Py_BLOCK_THREADS
-            PyObject *r = PyObject_CallFunction(progress, "in", (int)merges_done, num_merges);
+            PyObject *r = PyObject_CallFunction(progress, "iniiL", (int)merges_done, num_merges, (int)a, (int)b,
+                                                 (long long)counts_made[step]);
             if (r == NULL) failed = 2;
             Py_XDECREF(r);
             Py_UNBLOCK_THREADS
@@ -399,11 +405,12 @@ static PyObject *merge_loop(PyObject *self, PyObject *args) {
 
     if (failed == 1) PyErr_NoMemory();
     for (int32_t k = 0; k < merges_done && !failed; k++) {
-        PyObject *pair = Py_BuildValue("(ii)", pairs_made[2 * k], pairs_made[2 * k + 1]);
-        if (!pair || PyList_Append(result, pair) < 0) failed = 2;
-        Py_XDECREF(pair);
+        PyObject *merge = Py_BuildValue("(iiL)", pairs_made[2 * k], pairs_made[2 * k + 1], (long long)counts_made[k]);
+        if (!merge || PyList_Append(result, merge) < 0) failed = 2;
+        Py_XDECREF(merge);
     }
     free(pairs_made);
+    free(counts_made);
     if (failed) Py_CLEAR(result);
 done:
     free(tied.v);
@@ -937,7 +944,7 @@ end:
 
 static PyMethodDef methods[] = {
     {"merge_loop", merge_loop, METH_VARARGS,
-     "merge_loop(chunks, weights, num_merges, progress) -> the merged pairs, in order"},
+     "merge_loop(chunks, weights, num_merges, progress) -> the merges in order, as (left, right, count)"},
     {"recover_merges", recover_merges, METH_VARARGS,
      "recover_merges(byte_ids: bytes, tokens: list[bytes]) -> the pairs behind tokens of rank 256, 257, ...; "
      "shorter than tokens if one is not the merge of two lower-ranked tokens"},

@@ -1,6 +1,7 @@
 """tokenprism's own byte-level BPE (kind "bpe"): minbpe's algorithm, made fast.
 
-A model is a split pattern, a table of the 256 byte ids, the merges in order and
+A model is a split pattern, a table of the 256 byte ids, the merges in order (with
+each merge's count in the training corpus when it was trained here, `merge_counts`) and
 optional special tokens; the vocabulary is derived from the merges, never stored.
 Encoding splits text with the pattern and hands the chunks to the C extension's
 `Merger` (`_core.c`), which takes each chunk's ids from a cache or merges the chunk
@@ -98,11 +99,16 @@ class BPETokenizer(Tokenizer):
         description: str | None = None,
         byte_ids: Sequence[int] = _IDENTITY,
         pattern_regex: str | None = None,
+        merge_counts: Sequence[int] | None = None,
     ):
         """Build from merges whose new ids are 256, 257, ... in order; `byte_ids[b]` is
-        the id of byte b (a permutation of 0..255; identity for models trained here)."""
+        the id of byte b (a permutation of 0..255; identity for models trained here);
+        `merge_counts[i]`: how often merge i's pair occurred when training chose it (None: unknown)."""
         self.name = name
         self.merges = merges  # (int, int) -> int
+        if merge_counts is not None and len(merge_counts) != len(merges):
+            raise InvalidInput(f"{len(merge_counts)} merge counts for {len(merges)} merges; give one count per merge")
+        self.merge_counts = None if merge_counts is None else tuple(merge_counts)
         self.pattern_name = pattern_name
         self.pattern_regex = pattern_regex if pattern_name == CUSTOM_PATTERN else PATTERNS[pattern_name]
         self.byte_ids = tuple(byte_ids)
@@ -210,12 +216,14 @@ class BPETokenizer(Tokenizer):
         name: str = "custom",
         description: str | None = None,
         progress: Callable[[int, int], None] | None = None,
+        on_merge: train.OnMerge | None = None,
     ) -> BPETokenizer:
         """Learn `vocab_size - 256 - len(special_tokens)` merges from `text` (a string, or
         documents that are split separately, or a Counter of their chunks made with this
         pattern by `train.count_chunks` or `train.add_counts`). Training stops early when no pair is left, or
         before the first merge over MAX_TOKEN_BYTES or MAX_VOCAB_BYTES (pattern "none" on
-        long repetitive text). Special-token strings inside `text` are learnt as plain text."""
+        long repetitive text). Special-token strings inside `text` are learnt as plain text.
+        `progress(done, wanted)` and `on_merge(i, pair, count)` are called after each merge."""
         pattern_name, pattern_regex = resolve_pattern(pattern)
         specials = list(special_tokens)
         _check_specials(specials)
@@ -227,10 +235,9 @@ class BPETokenizer(Tokenizer):
         if vocab_size > MAX_VOCAB_SIZE:
             raise InvalidInput(f"vocab_size {vocab_size:,} is too large; it must be at most {MAX_VOCAB_SIZE:,}")
         num_merges = vocab_size - 256 - len(specials)
-        if isinstance(text, Counter):
-            pairs = train.merges_from_counts(text, num_merges, progress)
-        else:
-            pairs = train.train_merges([text] if isinstance(text, str) else text, pattern_regex, num_merges, progress)
+        if not isinstance(text, Counter):
+            text = train.count_chunks([text] if isinstance(text, str) else text, pattern_regex)
+        pairs, counts = train.counted_merges(text, num_merges, progress, on_merge)
         merges = {pair: 256 + i for i, pair in enumerate(pairs)}
         try:
             _check_merges(merges)
@@ -243,6 +250,7 @@ class BPETokenizer(Tokenizer):
             special_tokens={s: first_special + i for i, s in enumerate(specials)},
             name=name,
             description=description,
+            merge_counts=counts[: len(merges)],
         )
 
     @classmethod
@@ -266,6 +274,7 @@ class BPETokenizer(Tokenizer):
             byte_ids=None if self.byte_ids == _IDENTITY else self.byte_ids,
             special_tokens=self._special_tokens,
             merges=list(self.merges),
+            merge_counts=self.merge_counts,
         )
 
     def save(self, path: Path) -> None:
@@ -288,6 +297,7 @@ class BPETokenizer(Tokenizer):
                 description=model.header.description,
                 byte_ids=model.byte_ids or _IDENTITY,
                 pattern_regex=model.pattern_regex,
+                merge_counts=model.merge_counts,
             )
         except _BadMerge as error:
             raise model_file.file_error(source, f"line {model.first_merge_line + error.index}: {error.message}") from None

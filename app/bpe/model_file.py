@@ -1,6 +1,6 @@
 """The `.bpe` model file: versioned plain text, checksummed, one merge per line.
 
-    tokenprism-bpe v1
+    tokenprism-bpe v2
     sha256 <hex digest of every byte after this line>
     name "tokenprism_4k"
     description "..."
@@ -8,9 +8,13 @@
     bytes 33 34 ...               (only when byte b's id is not b: the ids of bytes 0..255)
     special 4095 "<|endoftext|>"  (one line per special token: id and string)
     merges 3839
+    counts yes                    (only when the counts are known: each merge line ends with one)
                                   (a blank line ends the header)
-    101 32                        (merge i: the two ids that make id 256 + i)
-    ...
+    101 32 48213                  (merge i: the two ids that make id 256 + i, and how many
+    ...                            times the pair occurred when training chose it)
+
+Version 1 files (no `counts` line, two ids a line) still load, their counts unknown; this
+module writes version 2.
 
 Strings are JSON-quoted so any text fits on one line. `loads` refuses anything damaged,
 truncated, edited, of another version or malformed with a `TokenizerFileError` naming
@@ -31,9 +35,11 @@ from app.errors import TokenizerFileError
 from app.tokenizers.files import open_regular
 
 MAGIC = "tokenprism-bpe"
-VERSION = "v1"
+VERSION = "v2"
+READS = ("v1", VERSION)
 MAX_MERGES = 1 << 20
-MAX_FILE_BYTES = 32 * 1024 * 1024  # MAX_MERGES lines of two ids take at most 16 MB
+MAX_FILE_BYTES = 48 * 1024 * 1024  # MAX_MERGES lines of two ids and a count take at most 42 MB
+_NUMBER_DIGITS = 20  # an id or count has fewer digits
 _HEADER_LIMIT = 256 * 1024  # bytes of header before giving up
 
 
@@ -52,6 +58,7 @@ class Model:
     special_tokens: dict[str, int] = field(default_factory=dict)
     byte_ids: list[int] | None = None
     pattern_regex: str | None = None
+    merge_counts: list[int] | None = None  # None: not recorded (version 1, or not trained here)
     first_merge_line: int = 0  # the line number of merge 0, for error messages
 
 
@@ -66,6 +73,7 @@ def dumps(
     special_tokens: dict[str, int],
     byte_ids: tuple[int, ...] | None = None,
     pattern_regex: str | None = None,
+    merge_counts: tuple[int, ...] | None = None,
 ) -> bytes:
     lines = [
         f"name {_quote(header.name)}",
@@ -78,15 +86,19 @@ def dumps(
         lines.append("bytes " + " ".join(map(str, byte_ids)))
     lines += [f"special {token_id} {_quote(token)}" for token, token_id in special_tokens.items()]
     lines.append(f"merges {len(merges)}")
-    lines.append("")
-    lines += [f"{left} {right}" for left, right in merges]
+    if merge_counts is None:
+        lines.append("")
+        lines += [f"{left} {right}" for left, right in merges]
+    else:
+        lines += ["counts yes", ""]
+        lines += [f"{left} {right} {count}" for (left, right), count in zip(merges, merge_counts, strict=True)]
     body = ("\n".join(lines) + "\n").encode("utf-8")
     return f"{MAGIC} {VERSION}\nsha256 {hashlib.sha256(body).hexdigest()}\n".encode("ascii") + body
 
 
 def loads(data: bytes, source: str) -> Model:
     first, _, rest = data.partition(b"\n")
-    _check_version(first, source)
+    version = _check_version(first, source)
     checksum_line, _, body = rest.partition(b"\n")
     if not checksum_line.startswith(b"sha256 "):
         raise file_error(source, "line 2 is not 'sha256 <digest>'")
@@ -102,18 +114,21 @@ def loads(data: bytes, source: str) -> Model:
         raise file_error(source, "has no blank line after its header")
     if len(header_text) > _HEADER_LIMIT:
         raise file_error(source, f"has a header longer than {_HEADER_LIMIT // 1024} KB")
-    model, merge_count = _parse_header(header_text.split("\n"), source)
+    model, merge_count = _parse_header(header_text.split("\n"), source, version)
     if merge_text and not merge_text.endswith("\n"):
         raise file_error(source, "does not end with a newline")
     if (found := merge_text.count("\n")) != merge_count:
         raise file_error(source, f"header says {merge_count} merges but the file has {found}")
     merge_lines = merge_text.split("\n")[:-1]
     model.first_merge_line = len(header_text.split("\n")) + 4
+    width, what = (3, "two ids and a count") if model.merge_counts is not None else (2, "two ids")
     for number, line in enumerate(merge_lines, start=model.first_merge_line):
         parts = line.split(" ")
-        if len(parts) != 2 or not all(p.isascii() and p.isdigit() and len(p) < 12 for p in parts):
-            raise file_error(source, f"line {number} is {line[:80]!r}, not two ids")
+        if len(parts) != width or not all(p.isascii() and p.isdigit() and len(p) < _NUMBER_DIGITS for p in parts):
+            raise file_error(source, f"line {number} is {line[:80]!r}, not {what}")
         model.merges.append((int(parts[0]), int(parts[1])))
+        if width == 3:
+            model.merge_counts.append(int(parts[2]))
     return model
 
 
@@ -132,7 +147,7 @@ def read_header(path: Path) -> Header:
     """The header alone, from the first lines of the file (the checksum is not verified)."""
     try:
         with open_regular(path) as handle:
-            _check_version(handle.readline(200).rstrip(b"\n"), str(path))
+            version = _check_version(handle.readline(200).rstrip(b"\n"), str(path))
             handle.readline(200)
             lines, size = [], 0
             while (line := handle.readline(_HEADER_LIMIT)) not in (b"\n", b""):
@@ -142,7 +157,7 @@ def read_header(path: Path) -> Header:
                 lines.append(line.decode("utf-8", errors="replace").rstrip("\n"))
     except OSError as error:
         raise file_error(str(path), f"cannot be read ({error.strerror})") from None
-    return _parse_header(lines, str(path))[0].header
+    return _parse_header(lines, str(path), version)[0].header
 
 
 def vocab_text(vocab: list[bytes], merges: dict[tuple[int, int], int], special_tokens: dict[str, int]) -> str:
@@ -153,17 +168,20 @@ def vocab_text(vocab: list[bytes], merges: dict[tuple[int, int], int], special_t
     return "\n".join(lines) + "\n"
 
 
-def _check_version(first: bytes, source: str) -> None:
-    if first == f"{MAGIC} {VERSION}".encode():
-        return
+def _check_version(first: bytes, source: str) -> str:
+    """The file's format version, one of READS."""
+    for version in READS:
+        if first == f"{MAGIC} {version}".encode():
+            return version
     if first.startswith(MAGIC.encode() + b" "):
         found = first[len(MAGIC) + 1 :].decode("utf-8", errors="replace")
-        raise file_error(source, f"is format version {found!r}, this tokenprism reads only {VERSION}")
+        raise file_error(source, f"is format version {found!r}, this tokenprism reads only {' and '.join(READS)}")
     raise file_error(source, f"is not a tokenprism BPE model (its first line must be '{MAGIC} {VERSION}')")
 
 
-def _parse_header(lines: list[str], source: str) -> tuple[Model, int]:
+def _parse_header(lines: list[str], source: str, version: str) -> tuple[Model, int]:
     """The model without its merges, and how many merges the header announces."""
+    fields_known = ("name", "description", "pattern", "regex", "bytes", "merges", *(("counts",) if version != "v1" else ()))
     fields: dict[str, str] = {}
     specials: dict[str, int] = {}
     for number, line in enumerate(lines, start=3):
@@ -175,7 +193,7 @@ def _parse_header(lines: list[str], source: str) -> tuple[Model, int]:
                 if token in specials or int(token_id) in specials.values():
                     raise ValueError(f"special token {token!r} or id {token_id} appears twice")
                 specials[token] = int(token_id)
-            elif key in ("name", "description", "pattern", "regex", "bytes", "merges") and key not in fields:
+            elif key in fields_known and key not in fields:
                 fields[key] = value
             else:
                 raise ValueError(f"unknown or repeated header field {key!r}")
@@ -195,11 +213,13 @@ def _parse_header(lines: list[str], source: str) -> tuple[Model, int]:
         raise file_error(source, f"pattern {fields['pattern']!r} is unknown or lacks its regex line")
     if byte_ids is not None and sorted(byte_ids) != list(range(256)):
         raise file_error(source, "its bytes line is not a permutation of 0..255")
+    if fields.get("counts", "yes") != "yes":
+        raise file_error(source, f"its counts line says {fields['counts'][:40]!r}; it is 'counts yes' or absent")
     if not 0 <= merge_count <= MAX_MERGES:
         raise file_error(source, f"merge count {merge_count} is out of range; a model has 0 to {MAX_MERGES:,} merges")
     vocab_size = max([255 + merge_count, *specials.values()]) + 1
     header = Header(name, vocab_size, description, fields["pattern"])
-    return Model(header, [], specials, byte_ids, regex), merge_count
+    return Model(header, [], specials, byte_ids, regex, [] if "counts" in fields else None), merge_count
 
 
 def _quote(text: str) -> str:

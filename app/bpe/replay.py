@@ -12,8 +12,8 @@ replaying the merges in order over the text's distinct chunks, with a pair -> ch
 index, visits only the chunks each merge changes. The tests check it against encoding
 with each cut.
 
-`merge_rows` lists merges as the API shows them. Left out: counts of each merge in the
-training corpus (the C merge loop does not return them, so no model file has them).
+`merge_rows` lists merges as the API shows them, each with its count in the training
+corpus when the model has them (`BPETokenizer.merge_counts`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from collections import Counter, OrderedDict, defaultdict
 import regex
 
 from app.bpe import split
+from app.bpe.train import merge_row
 from app.bpe.model import CUSTOM_PATTERN, BPETokenizer, _bpe_core
 from app.errors import InvalidInput
 
@@ -87,6 +88,7 @@ def _cut(model: BPETokenizer, pairs: list[tuple[int, int]], k: int) -> BPETokeni
     cut = BPETokenizer.__new__(BPETokenizer)
     cut.__dict__.update(model.__dict__)
     cut.merges = {pair: 256 + i for i, pair in enumerate(pairs[:k])}
+    cut.merge_counts = None if model.merge_counts is None else model.merge_counts[:k]
     cut._vocab = model._vocab[: 256 + k]
     cut._merger = _bpe_core.Merger(bytes(model.byte_ids), pairs[:k])
     cut._vocab_size = max([255 + k, *model.special_tokens.values()]) + 1
@@ -160,12 +162,9 @@ def _merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
 
 
 def merge_rows(model: BPETokenizer, offset: int, limit: int) -> list[dict]:
-    """Merges offset .. offset + limit - 1 as {"id", "left", "right", "bytes" (hex), "text"}."""
+    """Merges offset .. offset + limit - 1 as {"id", "left", "right", "bytes" (hex), "text", "count"}
+    (count None when not recorded)."""
     pairs = pairs_of(model)
-    rows = []
-    for rank in range(max(offset, 0), min(offset + limit, len(pairs))):
-        data = model.id_to_bytes(256 + rank)
-        left, right = pairs[rank]
-        rows.append({"id": 256 + rank, "left": left, "right": right, "bytes": data.hex(),
-                     "text": data.decode("utf-8", errors="replace")})
-    return rows
+    counts = model.merge_counts
+    return [merge_row(rank, pairs[rank], model.id_to_bytes(256 + rank), None if counts is None else counts[rank])
+            for rank in range(max(offset, 0), min(offset + limit, len(pairs)))]

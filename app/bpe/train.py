@@ -18,6 +18,9 @@ Counting can run in parts anywhere (app/corpus counts consecutive parts of a cor
 worker processes): `add_counts` adds the parts' counts in corpus order, which gives the
 same counts in the same first-appearance order, so the same merges.
 
+Each merge comes with its count: how many times the pair occurred in the corpus (chunk
+weights included) when it was chosen, the value the lecture's `get_stats` gives it.
+
 Left out: special tokens (the caller adds them after the merges) and any I/O.
 """
 
@@ -29,11 +32,15 @@ from collections.abc import Callable, Iterable, Mapping
 import regex
 
 
+Progress = Callable[[int, int], None]  # (merges done, merges wanted)
+OnMerge = Callable[[int, tuple[int, int], int], None]  # (merge index, pair, its count)
+
+
 def train_merges(
     documents: Iterable[str],
     pattern: str | None,
     num_merges: int,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> list[tuple[int, int]]:
     """The first `num_merges` pairs the naive algorithm merges (fewer if pairs run out);
     merge i makes id 256 + i. `progress(done, num_merges)` is called after each merge."""
@@ -43,10 +50,21 @@ def train_merges(
 def merges_from_counts(
     counts: Mapping[str, int],
     num_merges: int,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> list[tuple[int, int]]:
     """`train_merges` from chunk counts already made (`count_chunks`, or `add_counts` of
     the counts of consecutive parts of the corpus): their order is what breaks ties."""
+    return counted_merges(counts, num_merges, progress)[0]
+
+
+def counted_merges(
+    counts: Mapping[str, int],
+    num_merges: int,
+    progress: Progress | None = None,
+    on_merge: OnMerge | None = None,
+) -> tuple[list[tuple[int, int]], list[int]]:
+    """`merges_from_counts` and each merge's count when it was chosen; `on_merge(i, pair,
+    count)` is called as merge i is made, before `progress`."""
     try:
         from app.bpe import _core as _bpe_core
     except ImportError as error:
@@ -54,8 +72,17 @@ def merges_from_counts(
             f"tokenprism's BPE trainer is a C extension that is not built ({error}); "
             "run `pip install -e .` (or `python setup.py build_ext --inplace`) in the repository"
         ) from None
+
+    def report(done: int, total: int, left: int, right: int, count: int) -> None:
+        if on_merge is not None:
+            on_merge(done - 1, (left, right), count)
+        if progress is not None:
+            progress(done, total)
+
     chunks = [chunk.encode("utf-8", errors="surrogatepass") for chunk in counts]
-    return _bpe_core.merge_loop(chunks, list(counts.values()), max(num_merges, 0), progress)
+    callback = report if progress is not None or on_merge is not None else None
+    made = _bpe_core.merge_loop(chunks, list(counts.values()), max(num_merges, 0), callback)
+    return [(left, right) for left, right, _ in made], [count for _, _, count in made]
 
 
 def count_chunks(documents: Iterable[str], pattern: str | None) -> Counter[str]:
@@ -79,3 +106,27 @@ def add_counts(total: Counter[str], part: Mapping[str, int]) -> Counter[str]:
     as long as they are added in order."""
     total.update(part)
     return total
+
+
+def merge_row(rank: int, pair: tuple[int, int], data: bytes, count: int | None) -> dict:
+    """Merge `rank` as the API lists it: {"id", "left", "right", "bytes" (hex), "text", "count"}."""
+    return {"id": 256 + rank, "left": pair[0], "right": pair[1], "bytes": data.hex(),
+            "text": data.decode("utf-8", errors="replace"), "count": count}
+
+
+class FirstMerges:
+    """An `on_merge` that keeps the first `shown` merges as `merge_row`s (ids of a model trained
+    here: byte b is id b) and hands all kept so far to `report` after each new one."""
+
+    def __init__(self, shown: int, report: Callable[[list[dict]], None]):
+        self.shown, self.report = shown, report
+        self.vocab = [bytes([b]) for b in range(256)]
+        self.rows: list[dict] = []
+
+    def __call__(self, index: int, pair: tuple[int, int], count: int) -> None:
+        if index >= self.shown:
+            return
+        data = self.vocab[pair[0]] + self.vocab[pair[1]]
+        self.vocab.append(data)
+        self.rows.append(merge_row(index, pair, data, count))
+        self.report(list(self.rows))

@@ -7,7 +7,8 @@ at a lower priority (nice 10) under an address-space limit, so a training job ca
 starve the server's requests or take the machine's memory.
 
 Messages to the parent, over a duplex pipe: ("phase", name), ("progress", done, total)
-at most every PROGRESS_EVERY_S (and the last one always), ("saving", summary) (the summary
+at most every PROGRESS_EVERY_S (and the last one always), ("merges", rows) after each of the
+first FIRST_MERGES_SHOWN merges (all of them so far, with their counts), ("saving", summary) (the summary
 with the model's sha256) then it waits for ("go",) or ("stop",): the parent records the
 summary and lets it write only if the job was not cancelled meanwhile;
 finally ("done", summary) or ("failed", code, message). Left out: any job state (the
@@ -24,11 +25,13 @@ import signal
 import time
 from pathlib import Path
 
+from app.bpe.train import FirstMerges
 from app.errors import TokenprismError
 from app.jobs.spec import TrainSpec
 from app.jobs.work import train_and_save
 
 PROGRESS_EVERY_S = 0.1
+FIRST_MERGES_SHOWN = 10
 NICENESS = 10
 PR_SET_PDEATHSIG = 1
 
@@ -76,7 +79,8 @@ def main(spec_json: str, corpus_path: str, folder: str, conn, parent_pid: int, m
     try:
         spec = TrainSpec.from_json(spec_json)
         documents = json.loads(Path(corpus_path).read_text(encoding="utf-8"))
-        conn.send(("done", train_and_save(spec, documents, Path(folder), progress, phase, saving)))
+        first = FirstMerges(FIRST_MERGES_SHOWN, lambda rows: conn.send(("merges", rows)))
+        conn.send(("done", train_and_save(spec, documents, Path(folder), progress, phase, saving, first)))
     except _Stopped:
         pass
     except TokenprismError as error:

@@ -341,6 +341,8 @@ class JobRunner:
                     pending = message[1:]
                 elif message[0] == "phase":
                     self.store.set_phase(job_id, message[1])
+                elif message[0] == "merges":
+                    self.store.first_merges(job_id, message[1])
                 elif message[0] == "saving":
                     if pending:
                         self.store.progress(job_id, *pending)

@@ -48,7 +48,8 @@ CREATE TABLE IF NOT EXISTS jobs (
     owner TEXT NOT NULL,
     error_code TEXT,
     error TEXT,
-    result TEXT
+    result TEXT,
+    first_merges TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs (status);
 """
@@ -70,6 +71,7 @@ class JobStore:
             use_wal(self._db, BUSY_TIMEOUT_MS / 1000)
             self._db.execute("PRAGMA synchronous = NORMAL")
             self._db.executescript(_SCHEMA)
+            _add_first_merges(self._db)
         self._reader.row_factory = sqlite3.Row
         self._reader.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
@@ -147,6 +149,10 @@ class JobStore:
         self._write("UPDATE jobs SET merges_done = ?, merges_total = ?, phase = 'merging' "
                     "WHERE id = ? AND status = 'running' AND phase != 'saving'", (done, total, job_id))
 
+    def first_merges(self, job_id: str, rows: list[dict]) -> None:
+        """The first merges made so far, with their counts (child.py sends them)."""
+        self._write("UPDATE jobs SET first_merges = ? WHERE id = ? AND status = 'running'", (json.dumps(rows), job_id))
+
     def begin_saving(self, job_id: str, summary: dict) -> bool:
         """running -> saving (a cancel can no longer win), with the summary the job will report
         (its `sha256`: the model it is about to write); False if it was cancelled first."""
@@ -178,6 +184,16 @@ class JobStore:
         return self.finish(job_id, "interrupted", error=("interrupted", message))
 
 
+def _add_first_merges(db: sqlite3.Connection) -> None:
+    """The first_merges column, in a jobs table made before it existed."""
+    if "first_merges" not in [row[1] for row in db.execute("PRAGMA table_info(jobs)")]:
+        try:
+            db.execute("ALTER TABLE jobs ADD COLUMN first_merges TEXT")
+        except sqlite3.OperationalError as error:  # another process added it first
+            if "duplicate column" not in str(error):
+                raise
+
+
 def public(row: dict) -> dict:
     """A job as the API shows it."""
     spec = json.loads(row["spec"])
@@ -192,6 +208,8 @@ def public(row: dict) -> dict:
         "elapsed_s": round(max(end - row["started"], 0.0), 2) if row["started"] and end else 0.0,
         "spec": {key: spec[key] for key in ("vocab_size", "pattern", "special_tokens", "replace")},
     }
+    if row.get("first_merges"):
+        out["first_merges"] = json.loads(row["first_merges"])
     if row["status"] == "done":
         out["tokenizer"] = row["name"]
         out["summary"] = row["result"]

@@ -7,8 +7,8 @@ rename; without replace, a file that appears meanwhile is never overwritten). A 
 killed at any point leaves either no file or the whole file; a temp file it leaves is
 removed by `remove_temps` under the same lock.
 
-`phase` is told "counting" before the corpus is split, then `progress(done, total)` after
-each merge; `saving(summary)` is told what the job will report (with the `sha256` of the
+`phase` is told "counting" before the corpus is split, then `progress(done, total)` (and
+`on_merge(i, pair, count)`) after each merge; `saving(summary)` is told what the job will report (with the `sha256` of the
 model file) just before the file is written, and may raise to stop it. `saved` tells
 whether the file on disk is that model, so a process killed between the write and its
 report can be told done (runner.py). Left out: any HTTP, queueing or job state (runner.py).
@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.bpe.model import PATTERNS, BPETokenizer
+from app.bpe.train import OnMerge
 from app.errors import TokenprismError
 from app.jobs.spec import NameTaken, TrainSpec
 from app.tokenizers.files import write_atomically
@@ -45,7 +46,8 @@ def taken_message(name: str) -> str:
 
 
 def train_and_save(spec: TrainSpec, documents: list[str] | Callable, folder: Path, progress: Progress | None = None,
-                   phase: Callable[[str], None] | None = None, saving: Callable[[dict], None] | None = None) -> dict:
+                   phase: Callable[[str], None] | None = None, saving: Callable[[dict], None] | None = None,
+                   on_merge: OnMerge | None = None) -> dict:
     """Train `spec` on `documents` and save it; the summary the job reports when done.
 
     `documents` may instead be a function of the split regex that returns what
@@ -67,7 +69,7 @@ def train_and_save(spec: TrainSpec, documents: list[str] | Callable, folder: Pat
             documents = documents(PATTERNS[spec.pattern])
         tokenizer = BPETokenizer.train(
             documents, spec.vocab_size, pattern=spec.pattern, special_tokens=spec.special_tokens, name=spec.name,
-            description=spec.description or None, progress=progress,
+            description=spec.description or None, progress=progress, on_merge=on_merge,
         )
         data = tokenizer.dumps()
         summary = {

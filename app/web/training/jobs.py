@@ -186,7 +186,8 @@ async def train_preview(request: Request):
 async def list_merges(request: Request, name: str, offset: int = Query(0, ge=0),
                       limit: int = Query(100, ge=1, le=MAX_MERGES_LISTED)):
     """For `bpe` tokenizers (trained, added or tokenprism_4k): merge i joins `left` and `right` into id 256 + i.
-    Another kind is a 422 naming it. The counts of each merge in the training corpus are not recorded."""
+    Another kind is a 422 naming it. `count` is how often the pair occurred in the training corpus when it was
+    chosen (null when not recorded: models not trained here, or saved by a tokenprism before counts)."""
     _, registry, pool = services(request)
     model = await pool.run(replay.bpe_model, registry, name, request=request)
     rows = replay.merge_rows(model, offset, limit)

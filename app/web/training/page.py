@@ -25,6 +25,7 @@ from app.web.deps import services
 from app.web.edge.json_body import finished_response
 from app.web.pages.common import base_context, is_htmx, listed_entries
 from app.web.tokenizer_store import check_same_site, check_write_access
+from app.web.training.merge_counts import bar_width
 from app.web.training.replay import ReplayState, render_replay
 
 router = APIRouter(include_in_schema=False)
@@ -105,7 +106,8 @@ def _job_context(request: Request, job: dict, error: TokenprismError | None = No
     percent = 100 if job["status"] == "done" else (100 * done // total if total else 0)
     name = job["name"]
     compare = [name, *(other for other in COMPARE_WITH if other != name)]
-    return {**base_context(request, settings, "train"), "section": "job", "job": job, "active": active,
+    first = job.get("first_merges") or []
+    return {"first_merges": [{**row, "bar": bar_width(row["count"], first[0]["count"])} for row in first],**base_context(request, settings, "train"), "section": "job", "job": job, "active": active,
             "percent": percent, "phase": PHASES.get(job.get("phase") or "", "Running"), "error": error,
             "needs_token": bool(settings.admin_token), "refresh": active,
             "links": {"playground": "/?" + urlencode({"tokenizer": name}, quote_via=quote),

@@ -6,8 +6,9 @@ around k ("t" + "h" -> "th", and how often each applies in the sample), and a ch
 tokens per character of the sample against k (SVG made here, drawn by the template). Its
 state is its URL; a slider, step links and the text box change it (htmx swaps the result,
 with `HX-Replace-Url` while dragging or typing and `HX-Push-Url` for a step or another
-tokenizer), and it works without JavaScript (a GET form). Left out: how often each merge
-occurred in the training corpus (not recorded: see app/bpe/replay.py).
+tokenizer), and it works without JavaScript (a GET form). Each merge also shows how often its
+pair occurred in the training corpus, as a number, a bar and a sparkline over all merges
+(merge_counts.py), when the model has the counts.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from app.errors import TokenprismError
 from app.tokenizers.tokens import clean_text, text_stats
 from app.web.pages.common import base_context, canonical, is_htmx, listed_entries, page_text, page_url
 from app.web.edge.json_body import finished_response
+from app.web.training.merge_counts import bar_width, sparkline
 from app.web.tokenview import build_view, byte_label, render_text
 
 DEFAULT_TOKENIZER = "tokenprism_4k"
@@ -73,12 +75,15 @@ def token_label(data: bytes) -> Markup:
 
 def merge_rows(model, counts: list[int], k: int) -> list[dict]:
     pairs = replay.pairs_of(model)
+    trained = model.merge_counts
     rows = []
     for rank in range(max(0, k - AROUND), min(len(pairs), k + AROUND)):
         left, right = pairs[rank]
         rows.append({"rank": rank + 1, "id": 256 + rank, "applied": rank < k, "next": rank == k,
                      "left": token_label(model.id_to_bytes(left)), "right": token_label(model.id_to_bytes(right)),
-                     "merged": token_label(model.id_to_bytes(256 + rank)), "uses": counts[rank] - counts[rank + 1]})
+                     "merged": token_label(model.id_to_bytes(256 + rank)), "uses": counts[rank] - counts[rank + 1],
+                     "trained": trained[rank] if trained else None,
+                     "bar": bar_width(trained[rank], trained[0]) if trained else None})
     return rows
 
 
@@ -135,7 +140,7 @@ def render_replay(request: Request, settings, registry, state: ReplayState):
             "model": model, "total": total, "vocab_now": 256 + state.k, "note": note,
             "view": build_view(text, tokens, "text", False, settings.render_tokens, ids),
             "stats": text_stats(text, len(ids)), "rows": merge_rows(model, counts, state.k),
-            "chart": chart(counts, len(text), state.k),
+            "chart": chart(counts, len(text), state.k), "spark": sparkline(model.merge_counts, state.k),
             "steps": [(key, label, hint, url_for(state, target), target != state.k)
                       for (key, label, hint), target in zip(STEPS, (0, max(state.k - 10, 0), max(state.k - 1, 0),
                                                                      min(state.k + 1, total), min(state.k + 10, total), total))],

@@ -89,6 +89,17 @@ class TrainSummary(Response):
     note: str | None = Field(None, description="How the job ended, when its process stopped after saving the model.")
 
 
+class MergeOut(Response):
+    id: int = Field(description="The merged token's id (256 + the merge's rank).")
+    left: int
+    right: int
+    bytes: str = Field(description="The merged token's bytes, in hex.", examples=["7468"])
+    text: str = Field(description="Those bytes as text (a piece of a character shows as U+FFFD).", examples=["th"])
+    count: int | None = Field(description="How many times the pair occurred in the training corpus when training chose "
+                              "it (the lecture's get_stats value); null when not recorded (models not trained here, "
+                              "and model files of format version 1).", examples=[18724])
+
+
 class TrainJob(Response):
     job: str
     status: JobStatus
@@ -102,14 +113,8 @@ class TrainJob(Response):
     tokenizer: str | None = Field(None, description="When done: the new tokenizer's name, usable everywhere.")
     summary: TrainSummary | None = None
     error: JobError | None = Field(None, description="When failed, cancelled or interrupted: why.")
-
-
-class MergeOut(Response):
-    id: int = Field(description="The merged token's id (256 + the merge's rank).")
-    left: int
-    right: int
-    bytes: str = Field(description="The merged token's bytes, in hex.", examples=["7468"])
-    text: str = Field(description="Those bytes as text (a piece of a character shows as U+FFFD).", examples=["th"])
+    first_merges: list[MergeOut] | None = Field(
+        None, description="The first merges made (up to 10), each with how often its pair occurred, as they happen.")
 
 
 class MergesResponse(Response):
