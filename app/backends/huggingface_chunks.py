@@ -16,12 +16,13 @@ import tokenizers
 Chunk = tuple[int, int]
 
 
-def chunks(library: tokenizers.Tokenizer, text: str, encoding: tokenizers.Encoding, added: frozenset[int]) -> list[Chunk]:
-    """The chunks of `text`, whose `encoding` by `library` marks the added tokens (ids in `added`) it matched."""
+def chunks(library: tokenizers.Tokenizer, text: str, encoding: tokenizers.Encoding, added: dict[int, str]) -> list[Chunk]:
+    """The chunks of `text`, whose `encoding` by `library` holds the added tokens (id -> string) it matched:
+    those whose string is in the text where the token is (an unknown token, `<unk>`, is not)."""
     found: list[Chunk] = []
     position = 0
     for token_id, (start, end) in zip(encoding.ids, encoding.offsets):
-        if token_id in added and start >= position:
+        if token_id in added and start >= position and added[token_id] in text[start:end]:
             found += _stretch(library, text, position, start)
             found.append((start, end))
             position = end
