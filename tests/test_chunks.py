@@ -209,3 +209,9 @@ def test_no_token_spans_two_chunks(registry, name):
 def test_no_token_spans_two_chunks_on_generated_text(registry, text):
     for name in BUILTIN_NAMES:
         _assert_no_token_crosses(registry.get(name), text)
+
+
+def test_the_docs_example(registry):
+    text = "Hello world!!! 1234567"  # docs/web.md, the Chunks paragraph
+    assert _pieces(registry.get("cl100k_base").chunks(text), text) == ["Hello", " world", "!!!", " ", "123", "456", "7"]
+    assert _pieces(registry.get("gpt2").chunks(text), text)[-1] == " 1234567"
