@@ -215,3 +215,15 @@ def test_the_docs_example(registry):
     text = "Hello world!!! 1234567"  # docs/web.md, the Chunks paragraph
     assert _pieces(registry.get("cl100k_base").chunks(text), text) == ["Hello", " world", "!!!", " ", "123", "456", "7"]
     assert _pieces(registry.get("gpt2").chunks(text), text)[-1] == " 1234567"
+
+
+def test_a_backtracking_pattern_is_a_422_not_a_hang():
+    from app.backends.tiktoken_backend import TiktokenTokenizer
+    from app.errors import InvalidInput
+    from app.tokenizers.openai_encodings import OpenAIEncoding
+
+    spec = OpenAIEncoding(name="slow", file="slow", pattern=r"(?:a|aa)*b|\s|.", description="", special_tokens={})
+    tokenizer = TiktokenTokenizer(spec, {bytes([byte]): byte for byte in range(256)})
+    with pytest.raises(InvalidInput) as caught:
+        tokenizer.chunks("a" * 60 + "c")
+    assert caught.value.code == "split_pattern_too_slow" and "chunks" in caught.value.message

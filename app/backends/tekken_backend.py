@@ -30,6 +30,7 @@ from itertools import groupby
 import regex
 import tiktoken
 
+from app.bpe import split
 from app.errors import TokenizerFileError
 from app.backends.tiktoken_backend import split_failures_as_422
 from app.tokenizers import chunks
@@ -84,7 +85,8 @@ class TekkenTokenizer(Tokenizer):
         return [rank + offset for rank in ranks]
 
     def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
-        return chunks.of_pattern(self._pattern, text)  # special tokens are never parsed out of text
+        # special tokens are never parsed out of text
+        return chunks.of_pattern(self._pattern, text, split.deadline(text), self.name)
 
     def id_to_bytes(self, token_id: int) -> bytes:
         if token_id < self._offset:

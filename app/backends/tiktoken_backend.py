@@ -16,6 +16,7 @@ from contextlib import contextmanager
 import regex
 import tiktoken
 
+from app.bpe import split
 from app.bpe.ascii_encoder import AsciiEncoder
 from app.errors import InvalidInput
 from app.tokenizers import chunks
@@ -111,8 +112,8 @@ class TiktokenTokenizer(Tokenizer):
         return self._encoding.decode_single_token_bytes(token_id)
 
     def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
-        specials = self._specials_pattern if allow_special else None
-        return chunks.around_specials(text, specials, lambda part: chunks.of_pattern(self._pattern, part))
+        specials, until = self._specials_pattern if allow_special else None, split.deadline(text)
+        return chunks.around_specials(text, specials, lambda part: chunks.of_pattern(self._pattern, part, until, self.name))
 
     def token_bytes(self, ids: list[int]) -> list[bytes]:
         pieces = self._pieces

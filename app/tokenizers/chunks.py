@@ -3,7 +3,8 @@
 A chunk is a `(start, end)` character range of the text; the chunks of a text follow each
 other and cover it, and no token crosses a chunk's end. The helpers here serve every
 backend's `Tokenizer.chunks`: `of_pattern` runs a split regex (`finditer`, the spans of
-`regex.findall`), `of_lengths` turns chunk strings that cover a text into ranges,
+`regex.findall`) by a deadline (`app.bpe.split.deadline`: a pattern from an uploaded file
+may backtrack; the built-ins take a tenth of it on any text), `of_lengths` turns chunk strings that cover a text into ranges,
 `around_specials` keeps each special-token string a chunk of its own (as tiktoken and own
 BPE cut them out before splitting the rest), `shifted` moves ranges by an offset.
 What is left out: tokenizers with no split (SentencePiece, own BPE trained with pattern
@@ -12,10 +13,13 @@ What is left out: tokenizers with no split (SentencePiece, own BPE trained with 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from itertools import accumulate
 
 import regex
+
+from app.errors import InvalidInput
 
 Chunk = tuple[int, int]
 
@@ -29,9 +33,16 @@ NO_PATTERN_NOTE = (
 )
 
 
-def of_pattern(pattern: regex.Pattern, text: str) -> list[Chunk]:
-    """The spans of `pattern`'s matches in `text` (a split pattern that matches every character)."""
-    return [match.span() for match in pattern.finditer(text)]
+def of_pattern(pattern: regex.Pattern, text: str, until: float, tokenizer: str) -> list[Chunk]:
+    """The spans of `pattern`'s matches in `text`, found by `until` (time.monotonic seconds)."""
+    try:
+        return [match.span() for match in pattern.finditer(text, timeout=max(until - time.monotonic(), 0.001))]
+    except TimeoutError:
+        raise InvalidInput(
+            f"tokenizer {tokenizer}'s split pattern is too slow to show the chunks of this text (it backtracks); "
+            "send a shorter text, or leave chunks out",
+            code="split_pattern_too_slow",
+        ) from None
 
 
 def of_lengths(pieces: list[str], start: int = 0) -> list[Chunk]:
