@@ -35,6 +35,7 @@ def test_playground_marks_every_chunk_end_and_counts_them(web, registry):
     assert _marked_ends(page.text) == _chunk_ends(registry, "cl100k_base", TEXT)
     count = len(registry.get("cl100k_base").chunks(TEXT))
     assert f'data-role="chunks-note" data-count="{count}"' in page.text
+    assert f'data-role="stat-chunks" data-count="{count}">{count}</dd>' in page.text
     assert "&lt;b&gt;x&lt;/b&gt;" in page.text and "<b>x</b>" not in page.text.split("<textarea")[0]
     assert 'name="chunks" value="1" role="switch" checked' in page.text
 
