@@ -34,6 +34,7 @@ import threading
 
 import tokenizers
 
+from app.backends import huggingface_chunks
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.tokens import CONTINUATION_BYTES
@@ -90,6 +91,7 @@ class HuggingFaceTokenizer(Tokenizer):
         self._decoders = None if library.decoder is None else _steps(library.decoder, "decoders")
         self._byte_level_only = [s["type"] for s in self._decoders or ()] == ["ByteLevel"]
         added = library.get_added_tokens_decoder()  # id -> AddedToken
+        self._added = {i: token.content for i, token in added.items()}
         self._special_tokens = {token.content: i for i, token in added.items() if token.special}
         self._special_ids = frozenset(self._special_tokens.values())
         ids = sorted(set(library.get_vocab(with_added_tokens=True).values()))
@@ -134,6 +136,10 @@ class HuggingFaceTokenizer(Tokenizer):
         encoding = self._encode(text, allow_special)
         ids = encoding.ids
         return ids, text_pieces(text, encoding.offsets, [self._bytes[i] for i in ids])
+
+    def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
+        library = (self._matching or self._load_matching()) if allow_special and self._special_tokens else self._plain
+        return huggingface_chunks.chunks(library, text, self._encode(text, allow_special), self._added)
 
     def pieces_of(self, text: str, ids: list[int], allow_special: bool = False) -> list[bytes]:
         # Stricter than the base: token bytes that spell only the start of the text would leave

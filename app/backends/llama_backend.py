@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from app.backends.tiktoken_backend import TiktokenTokenizer
+from app.tokenizers.chunks import shifted
 
 LLAMA3_PATTERN = (
     r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
@@ -90,3 +91,11 @@ class LlamaTokenizer(TiktokenTokenizer):
         for start, end in zip(bounds, bounds[1:]):
             ids += super().encode(text[start:end], allow_special)
         return ids
+
+    def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
+        """The pattern's chunks within each of the pieces `encode` cuts the text into."""
+        bounds = [0, *cut_points(text), len(text)] if len(text) > RUN_CHARS else [0, len(text)]
+        found: list[tuple[int, int]] = []
+        for start, end in zip(bounds, bounds[1:]):
+            found += shifted(super().chunks(text[start:end], allow_special), start)
+        return found

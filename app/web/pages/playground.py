@@ -27,6 +27,7 @@ from app.web.pages.common import (
     HEAD_SLACK, TYPING_FIELDS, base_context, canonical, is_htmx, name_directory, named_tokenizer, page_text,
     page_url, picker_context, read_form, respond, tokenizer_groups,
 )
+from app.web.pages.chunk_view import NO_MARKS, chunk_marks
 from app.web.pages.sample_notes import note_for
 from app.web.tokenview import VIEWS, build_view, render_decoded
 
@@ -93,6 +94,7 @@ def settle(registry: Registry, state: PlaygroundState) -> tuple[PlaygroundBudget
 def render_playground(request: Request, settings: Settings, registry: Registry, state: PlaygroundState):
     choice, reply, reply_error = settle(registry, state)
     result = error = None
+    marks = NO_MARKS
     status = 200
     head = settings.render_tokens + HEAD_SLACK
     box = ToolsBox.read(state.tools_text, state.messages) if state.mode == "chat" else ToolsBox()
@@ -109,6 +111,7 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
             result = engine_calls.decode(registry, settings, state.tokenizer, parse_ids(state.ids), head)
         else:
             result = engine_calls.tokenize_head(registry, settings, state.tokenizer, state.text, state.special, head)
+            marks = chunk_marks(result.tokenizer, result.text, state.special) if state.chunks else NO_MARKS
     except TokenprismError as caught:
         error, status = caught, caught.status
     budget = None
@@ -121,7 +124,7 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         view = chat_view(result, state.view, state.ws, settings.render_tokens, settings.max_response_tokens)
     elif result is not None:
         view = build_view(result.text, result.tokens, state.view, state.ws, settings.render_tokens, result.ids,
-                          settings.max_response_tokens, lines=state.lines)
+                          settings.max_response_tokens, lines=state.lines, chunk_ends=marks.ends)
     url, fits = page_url("/", state)
     decoded_url = None
     if result is not None and state.mode == "decode":
@@ -162,6 +165,7 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         "result": result,
         "error": error,
         "view": view,
+        "chunk_marks": marks if state.chunks and state.mode == "encode" and result is not None else None,
         "note": note_for(state.text, result.tokenizer, getattr(entry, "version", None))
         if result is not None and state.mode == "encode" else None,  # what the sample shows (sample_notes.py)
         "decoded_url": decoded_url,
