@@ -243,3 +243,18 @@ def _llama_blocks(text: str) -> list[str]:
 
     bounds = [0, *cut_points(text), len(text)]
     return [text[a:b] for a, b in zip(bounds, bounds[1:])] or [text]
+
+
+def char_spans(data: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Ordered byte ranges of `data` as character ranges: one that starts or ends inside a
+    character takes all of it, as token ranges do (app/tokenizers/tokens.py)."""
+    from app.tokenizers.tokens import CONTINUATION_BYTES
+
+    out, at, started = [], 0, 0  # started: characters begun in data[:at]
+    for start, end in spans:
+        started += len(data[at:start].translate(None, CONTINUATION_BYTES))
+        first = started - (start < len(data) and data[start] in CONTINUATION_BYTES)
+        started += len(data[start:end].translate(None, CONTINUATION_BYTES))
+        out.append((first, started))
+        at = end
+    return out

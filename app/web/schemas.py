@@ -93,10 +93,15 @@ class TokenizeRequest(Request):
     )
     model: ModelName | None = None
     reply_tokens: ReplyTokens | None = None
+    encoding: Literal["bpe", "shortest"] = Field(
+        "bpe", description="`shortest`: the fewest tokens the same vocabulary spells the text with, within the same "
+        "chunks (BPE kinds only: `bpe`, `tiktoken`, byte-level `huggingface`; others are a 422), with `bpe_count` "
+        "and `differences`; not with `merges`.")
 
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [{"tokenizer": "cl100k_base", "text": "Hello, world! 👋", "allow_special": False},
+                         {"tokenizer": "tokenprism_4k", "text": "he jumps", "encoding": "shortest"},
                          {"tokenizer": "tokenprism_4k", "text": "the cat sat", "merges": 10},
                          {"model": "gpt-4o", "text": "Will it fit, and what will it cost?", "reply_tokens": 500}]
         }
@@ -405,6 +410,10 @@ class TokenizeResponse(Response):
     tokens: list[TokenOut]
     stats: StatsOut
     merges: int | None = Field(None, description="The merges used, when the request limited them.")
+    bpe_count: int | None = Field(None, description="With `encoding: shortest`: the tokenizer's own (BPE) count.")
+    differences: list[tuple[int, int]] | None = Field(
+        None, description="With `encoding: shortest`: the character ranges `[start, end)` the two encodings cut "
+        "differently.")
     budget: BudgetOut | None = Field(None, description="With a model (`model`, or a model name as `tokenizer`): its "
                                      "budget for `count` tokens.")
 
