@@ -1,0 +1,57 @@
+"""The playground's "Fewest tokens" option: the shortest encoding (app/tokenizers/shortest.py)
+drawn like the BPE tokens, both counts, and the places where the two cut the text differently
+(each with its text and how each encoding spells it). Left out: the comparison page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.errors import TokenprismError
+from app.tokenizers import shortest
+from app.tokenizers.tokens import char_ranges, make_tokens
+from app.web.tokenview import TokenView, build_view
+
+MAX_LISTED = 50  # differences listed under the drawing; the count is of all
+
+
+@dataclass
+class Difference:
+    text: str
+    bpe: list[str]  # each token's text
+    fewest: list[str]
+
+
+@dataclass
+class FewestView:
+    count: int = 0
+    bpe_count: int = 0
+    view: TokenView | None = None
+    differences: list[Difference] | None = None
+    total_differences: int = 0
+    error: TokenprismError | None = None
+
+
+def fewest_view(tokenizer, text: str, allow_special: bool, state_view: str, ws: bool, settings) -> FewestView:
+    try:
+        found = shortest.shortest(tokenizer, text, allow_special)
+    except TokenprismError as error:
+        return FewestView(error=error)
+    tokens = make_tokens(found.ids, found.pieces, char_ranges(found.pieces), tokenizer.special_ids)
+    view = build_view(text, tokens, state_view, ws, settings.render_tokens, found.ids, settings.max_response_tokens)
+    spans = found.differences()
+    listed = [Difference(_text(text, found.pieces, a, b), _spelled(found.bpe_pieces, a, b), _spelled(found.pieces, a, b))
+              for a, b in spans[:MAX_LISTED]]
+    return FewestView(len(found.ids), len(found.bpe_ids), view, listed, len(spans))
+
+
+def _text(text: str, pieces: list[bytes], start: int, end: int) -> str:
+    return b"".join(pieces)[start:end].decode("utf-8", "replace")
+
+
+def _spelled(pieces: list[bytes], start: int, end: int) -> list[str]:
+    out, at = [], 0
+    for piece in pieces:
+        if start <= at < end:
+            out.append(piece.decode("utf-8", "replace"))
+        at += len(piece)
+    return out

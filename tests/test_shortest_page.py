@@ -1,0 +1,37 @@
+"""The playground's "Fewest tokens" option without a browser: both counts are the API's, the
+differing places are listed with their text escaped, the option is kept in the address, and a
+SentencePiece tokenizer says why it does not apply while its tokens are still drawn."""
+
+from __future__ import annotations
+
+from tests.api.test_models_api import Elements
+
+
+def test_fewest_panel_shows_the_api_counts_and_the_places(client):
+    api = client.post("/api/tokenize", json={"tokenizer": "tokenprism_4k", "text": "<b> jumps", "encoding": "shortest"}).json()
+    response = client.get("/", params={"tokenizer": "tokenprism_4k", "text": "<b> jumps", "fewest": "1"})
+    assert response.status_code == 200
+    page = Elements(response.text)
+    [count] = page.select("strong", data_role="fewest-count")
+    [bpe] = page.select("strong", data_role="bpe-count")
+    assert (count["text"], bpe["text"]) == (str(api["count"]), str(api["bpe_count"]))
+    [places] = page.select("ul", data_role="fewest-differences")
+    assert "<mark>umps</mark>: BPE <code>u · mp · s</code>, fewest <code>um · ps</code>" in response.text
+    assert "<b>" not in response.text.split('data-role="fewest"')[1]  # the text is escaped
+    assert len(page.select("div", aria_label="Fewest tokens of the text")) == 1
+
+
+def test_option_kept_in_the_address(client):
+    response = client.post("/", data={"tokenizer": "gpt2", "text": "hi", "fewest": "1"}, follow_redirects=False)
+    assert response.status_code == 303 and "fewest=1" in response.headers["location"]
+
+
+def test_off_by_default(client):
+    assert 'data-role="fewest"' not in client.get("/", params={"tokenizer": "gpt2", "text": "hi"}).text
+
+
+def test_sentencepiece_says_why(client):
+    response = client.get("/", params={"tokenizer": "mistral_v1", "text": "hello", "fewest": "1"})
+    assert response.status_code == 200
+    [message] = Elements(response.text).select("p", data_role="fewest-error")
+    assert "sentencepiece" in message["text"]
