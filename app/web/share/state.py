@@ -44,7 +44,7 @@ PAGES = {"playground": "/", "compare": "/compare"}  # page -> its path
 DOC_VERSION = 1
 # The on/off options of each page: its state's bool fields, written `name=1` in its address
 # (tests/web/test_share_state.py checks that these are all of them).
-FLAGS = {"playground": ("ws", "special", "lines"), "compare": ("ws", "special", "lines", "cuts")}
+FLAGS = {"playground": ("ws", "special", "lines", "fewest"), "compare": ("ws", "special", "lines", "cuts")}
 
 Messages = Annotated[
     list[ChatMessageIn] | None,
@@ -89,6 +89,7 @@ class PlaygroundShare(Request):
     ws: bool = False
     special: bool = False
     lines: bool = False
+    fewest: bool = False
 
 
 class CompareShare(Request):
