@@ -19,6 +19,8 @@ def test_fewest_panel_shows_the_api_counts_and_the_places(client):
     assert "<mark>umps</mark>: BPE <code>u · mp · s</code>, fewest <code>um · ps</code>" in response.text
     assert "<b>" not in response.text.split('data-role="fewest"')[1]  # the text is escaped
     assert len(page.select("div", aria_label="Fewest tokens of the text")) == 1
+    marked = [(e["attrs"]["data-start"], e["text"]) for e in page.select("bdi") if " cut" in e["attrs"]["class"]]
+    assert marked == [("6", "mp"), ("8", "s"), ("7", "ps")]  # BPE's drawing first: j·u·mp·s against j·um·ps
 
 
 def test_option_kept_in_the_address(client):

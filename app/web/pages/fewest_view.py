@@ -29,6 +29,7 @@ class FewestView:
     differences: list[Difference] | None = None
     total_differences: int = 0
     error: TokenprismError | None = None
+    bpe_only_cuts: frozenset[int] = frozenset()  # character offsets where only BPE starts a token
 
 
 def fewest_view(tokenizer, text: str, allow_special: bool, state_view: str, ws: bool, settings) -> FewestView:
@@ -37,11 +38,26 @@ def fewest_view(tokenizer, text: str, allow_special: bool, state_view: str, ws: 
     except TokenprismError as error:
         return FewestView(error=error)
     tokens = make_tokens(found.ids, found.pieces, char_ranges(found.pieces), tokenizer.special_ids)
-    view = build_view(text, tokens, state_view, ws, settings.render_tokens, found.ids, settings.max_response_tokens)
+    bpe_starts = _starts(found.bpe_pieces)
+    own_starts = _starts(found.pieces)
+    bpe_set, own_set = set(bpe_starts), set(own_starts)
+    mine = frozenset(t.start for t, at in zip(tokens, own_starts) if at not in bpe_set)
+    theirs = frozenset(r[0] for r, at in zip(char_ranges(found.bpe_pieces), bpe_starts) if at not in own_set)
+    view = build_view(text, tokens, state_view, ws, settings.render_tokens, found.ids, settings.max_response_tokens,
+                      cuts=mine)
     spans = found.differences()
     listed = [Difference(_text(text, found.pieces, a, b), _spelled(found.bpe_pieces, a, b), _spelled(found.pieces, a, b))
               for a, b in spans[:MAX_LISTED]]
-    return FewestView(len(found.ids), len(found.bpe_ids), view, listed, len(spans))
+    return FewestView(len(found.ids), len(found.bpe_ids), view, listed, len(spans), bpe_only_cuts=theirs)
+
+
+def _starts(pieces: list[bytes]) -> list[int]:
+    """Each piece's byte offset."""
+    out, at = [], 0
+    for piece in pieces:
+        out.append(at)
+        at += len(piece)
+    return out
 
 
 def _text(text: str, pieces: list[bytes], start: int, end: int) -> str:

@@ -119,12 +119,15 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         budget = Budget.of(choice.model, result.count, reply)
     if reply_error is not None and status == 200:  # the tokens are drawn all the same; the field says what is wrong
         status = reply_error.status
+    fewest = fewest_view(result.tokenizer, result.text, state.special, state.view, state.ws, settings) \
+        if result is not None and state.mode == "encode" and state.fewest else None
     view = None
     if result is not None and state.mode == "chat":
         view = chat_view(result, state.view, state.ws, settings.render_tokens, settings.max_response_tokens)
     elif result is not None:
         view = build_view(result.text, result.tokens, state.view, state.ws, settings.render_tokens, result.ids,
-                          settings.max_response_tokens, lines=state.lines)
+                          settings.max_response_tokens, lines=state.lines,
+                          cuts=fewest.bpe_only_cuts if fewest else frozenset())
     url, fits = page_url("/", state)
     decoded_url = None
     if result is not None and state.mode == "decode":
@@ -169,8 +172,7 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         if result is not None and state.mode == "encode" else None,  # what the sample shows (sample_notes.py)
         "decoded_url": decoded_url,
         "view_text": render_decoded(result.text, state.ws) if result is not None and state.mode == "decode" else "",
-        "fewest": fewest_view(result.tokenizer, result.text, state.special, state.view, state.ws, settings)
-        if result is not None and state.mode == "encode" and state.fewest else None,
+        "fewest": fewest,
     }
     return respond(request, "playground.html", "_playground_fragment.html", context, status, url, fits)
 
