@@ -31,7 +31,7 @@ def test_bpe_stays_the_default(http):
 
 def test_sentencepiece_is_a_422_saying_which_kinds(http):
     response = tokenize(http, tokenizer="mistral_v1", text="hello", encoding="shortest")
-    assert_error(response, 422)
+    assert_error(response, 422, "shortest_not_applicable")
     assert "sentencepiece" in response.json()["error"]["message"]
     assert "tiktoken" in response.json()["error"]["message"]
 
