@@ -96,7 +96,7 @@ def test_a_50kb_text_round_trips_through_s_id(http):
     twin = http.get(f"/api/share/{answer['id']}").json()
     assert twin["page"] == "playground" and twin["id"] == answer["id"] and twin["url"] == answer["url"]
     assert twin["state"] == {"tokenizer": "cl100k_base", "mode": "encode", "view": "text", "text": TEXT_50K,
-                             "ws": False, "special": False, "lines": False}
+                             "ws": False, "special": False, "lines": False, "fewest": False}
     assert twin["bytes"] > 50_000 and twin["created"].endswith("Z")
     assert share(http, {"page": twin["page"], **twin["state"]}) == answer  # the twin posts back to the same id
     response = http.get(answer["url"])
