@@ -37,3 +37,20 @@ def test_sentencepiece_says_why(client):
     assert response.status_code == 200
     [message] = Elements(response.text).select("p", data_role="fewest-error")
     assert "sentencepiece" in message["text"]
+
+
+def test_comparison_columns_show_both_counts(client, registry):
+    from app.tokenizers.shortest import shortest
+
+    response = client.get("/compare", params=[("tokenizers", "tokenprism_4k"), ("tokenizers", "mistral_v1"),
+                                              ("text", "he jumps"), ("fewest", "1")])
+    assert response.status_code == 200
+    page = Elements(response.text)
+    found = shortest(registry.get("tokenprism_4k"), "he jumps")
+    [count] = page.select("strong", data_role="fewest-count")
+    [bpe] = page.select("span", data_role="bpe-count")
+    assert (count["text"], bpe["text"]) == (str(len(found.ids)), str(len(found.bpe_ids)))
+    lines = page.select("p", data_role="fewest-line")
+    assert len(lines) == 2 and sum("sentencepiece" in line["text"] for line in lines) == 1  # mistral_v1 says why not
+    off = client.get("/compare", params=[("tokenizers", "tokenprism_4k"), ("tokenizers", "gpt2"), ("text", "he")])
+    assert 'data-role="fewest-line"' not in off.text

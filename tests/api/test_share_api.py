@@ -117,7 +117,7 @@ def test_a_comparison_round_trips_with_its_options(http):
     answer = share(http, body)
     twin = http.get(f"/api/share/{answer['id']}").json()
     assert twin["state"] == {"tokenizers": ["gpt2", "cl100k_base", "mistral_v1"], "mode": "text", "text": TEXT_50K,
-                             "ws": True, "special": False, "lines": False, "cuts": True}
+                             "ws": True, "special": False, "lines": False, "cuts": True, "fewest": False}
     assert share(http, {"page": "compare", **twin["state"]}) == answer
     page = Page(http.get(answer["url"]).text)
     assert page.counts == [len(reference_ids(name, TEXT_50K)) for name in body["tokenizers"]]

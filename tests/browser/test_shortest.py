@@ -35,3 +35,14 @@ def test_fewest_toggle(page, registry):
     expect(page.locator("#result > .result .tok.hl")).to_have_count(0)
     page.reload()
     expect(page.locator("[data-role=fewest] [data-role=fewest-count]")).to_have_text(str(len(found.ids)))
+
+
+def test_fewest_toggle_on_the_comparison(page, registry):
+    found = shortest(registry.get("tokenprism_4k"), TEXT)
+    page.goto("/compare?tokenizers=tokenprism_4k&tokenizers=gpt2&text=" + TEXT.replace(" ", "+"))
+    expect(page.locator("[data-role=fewest-line]")).to_have_count(0)
+    page.locator("label.switch", has_text="Fewest tokens").click()
+    column = page.locator("article[data-tokenizer=tokenprism_4k]")
+    expect(column.locator("[data-role=fewest-count]")).to_have_text(str(len(found.ids)))
+    expect(column.locator("[data-role=bpe-count]")).to_have_text(str(len(found.bpe_ids)))
+    assert query(page)["fewest"] == ["1"]

@@ -1,6 +1,7 @@
 """The playground's "Fewest tokens" option: the shortest encoding (app/tokenizers/shortest.py)
 drawn like the BPE tokens, both counts, and the places where the two cut the text differently
-(each with its text and how each encoding spells it). Left out: the comparison page."""
+(each with its text and how each encoding spells it); the comparison shows the counts only
+(`fewest_counts`), one line per column."""
 
 from __future__ import annotations
 
@@ -49,6 +50,15 @@ def fewest_view(tokenizer, text: str, allow_special: bool, state_view: str, ws: 
     listed = [Difference(_text(text, found.pieces, a, b), _spelled(found.bpe_pieces, a, b), _spelled(found.pieces, a, b))
               for a, b in spans[:MAX_LISTED]]
     return FewestView(len(found.ids), len(found.bpe_ids), view, listed, len(spans), bpe_only_cuts=theirs)
+
+
+def fewest_counts(tokenizer, text: str, allow_special: bool) -> FewestView:
+    """Both counts and the number of places, nothing drawn (the comparison's columns)."""
+    try:
+        found = shortest.shortest(tokenizer, text, allow_special)
+    except TokenprismError as error:
+        return FewestView(error=error)
+    return FewestView(len(found.ids), len(found.bpe_ids), total_differences=len(found.differences()))
 
 
 def _starts(pieces: list[bytes]) -> list[int]:

@@ -44,7 +44,7 @@ PAGES = {"playground": "/", "compare": "/compare"}  # page -> its path
 DOC_VERSION = 1
 # The on/off options of each page: its state's bool fields, written `name=1` in its address
 # (tests/web/test_share_state.py checks that these are all of them).
-FLAGS = {"playground": ("ws", "special", "lines", "fewest"), "compare": ("ws", "special", "lines", "cuts")}
+FLAGS = {"playground": ("ws", "special", "lines", "fewest"), "compare": ("ws", "special", "lines", "cuts", "fewest")}
 
 Messages = Annotated[
     list[ChatMessageIn] | None,
@@ -103,6 +103,7 @@ class CompareShare(Request):
     special: bool = False
     lines: bool = False
     cuts: bool = False
+    fewest: bool = False
 
 
 class ShareRequest(RootModel[Annotated[PlaygroundShare | CompareShare, Field(discriminator="page")]]):
