@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from app.errors import TokenprismError
 from app.tokenizers import shortest
 from app.tokenizers.tokens import char_ranges, make_tokens
+from app.web.pages.common import HEAD_SLACK
 from app.web.tokenview import TokenView, build_view
 
 MAX_LISTED = 50  # differences listed under the drawing; the count is of all
@@ -38,9 +39,10 @@ def fewest_view(tokenizer, text: str, allow_special: bool, state_view: str, ws: 
         found = shortest.shortest(tokenizer, text, allow_special)
     except TokenprismError as error:
         return FewestView(error=error)
-    tokens = make_tokens(found.ids, found.pieces, char_ranges(found.pieces), tokenizer.special_ids)
+    head = settings.render_tokens + HEAD_SLACK  # only these are drawn; the ids list and counts are of all
+    tokens = make_tokens(found.ids[:head], found.pieces[:head], char_ranges(found.pieces[:head]), tokenizer.special_ids)
     bpe_starts = _starts(found.bpe_pieces)
-    own_starts = _starts(found.pieces)
+    own_starts = _starts(found.pieces[:head])
     bpe_set, own_set = set(bpe_starts), set(own_starts)
     mine = frozenset(t.start for t, at in zip(tokens, own_starts) if at not in bpe_set)
     theirs = frozenset(r[0] for r, at in zip(char_ranges(found.bpe_pieces), bpe_starts) if at not in own_set)
