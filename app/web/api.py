@@ -28,7 +28,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from app.errors import BadTokenId, InvalidInput, TextTooLarge
-from app.tokenizers import models
+from app.tokenizers import models, shortest
 from app.chat.render import format_note, formats_of
 from app.chat.template_files import describe
 from app.chat.tools import chat_message, chat_texts, parse_tools
@@ -190,6 +190,8 @@ async def tokenize(request: Request):
     name, model = engine_calls.resolve_with_model(registry, body.tokenizer, body.model)
 
     def work() -> Response:
+        if body.encoding == "shortest":
+            return json_response(shortest_json(registry, settings, name, body), request.headers.get("accept-encoding", ""))
         if body.merges is not None:  # the merge replay: a bpe tokenizer cut to its first k merges
             text, listed = engine_calls.tokenize_merges(registry, settings, name, body.text, body.allow_special, body.merges)
             return json_response(result_json(text, *listed, merges=body.merges, chunks=chunks_of(body, text, listed[0])),
@@ -252,6 +254,18 @@ def _chat_of(body: schemas.ChatRequest | schemas.CountRequest) -> tuple[list, tu
 def _budgets(asked: list[tuple[str, str]], counts: dict[str, int], reply_tokens: int | None) -> list[dict] | None:
     """The budgets of the (model, tokenizer) pairs asked, or None when no model was asked."""
     return engine_calls.budgets_json(asked, counts, reply_tokens) if asked else None
+
+
+def shortest_json(registry, settings, name: str, body: schemas.TokenizeRequest) -> str:
+    """/api/tokenize with `encoding: shortest` (app/tokenizers/shortest.py) as JSON text."""
+    if body.merges is not None:
+        raise InvalidInput('"encoding": "shortest" uses the whole vocabulary; leave out "merges" or the encoding')
+    text = engine_calls.check_text(body.text, settings)
+    found = shortest.shortest(registry.get(name), text, body.allow_special)
+    engine_calls.budget_check({name: len(found.ids)}, settings)
+    differences = shortest.char_spans(text.encode("utf-8"), found.differences())
+    return result_json(text, registry.get(name), found.ids, found.pieces,
+                       bpe_count=len(found.bpe_ids), differences=differences)
 
 
 def chunks_of(body: schemas.TokenizeRequest, text: str, tokenizer) -> dict | None:

@@ -95,11 +95,16 @@ class TokenizeRequest(Request):
     reply_tokens: ReplyTokens | None = None
     chunks: bool = Field(False, description="Also answer the chunks the tokenizer's split (its regex or pre-tokenizer) "
                          "cuts the text into before merging: no token crosses one.")
+    encoding: Literal["bpe", "shortest"] = Field(
+        "bpe", description="`shortest`: the fewest tokens the same vocabulary spells the text with, within the same "
+        "chunks (BPE kinds only: `bpe`, `tiktoken`, byte-level `huggingface`; others are a 422), with `bpe_count` "
+        "and `differences`; not with `merges`.")
 
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [{"tokenizer": "cl100k_base", "text": "Hello, world! 👋", "allow_special": False},
                          {"tokenizer": "cl100k_base", "text": "Hello world!!! 12345", "chunks": True},
+                         {"tokenizer": "tokenprism_4k", "text": "he jumps", "encoding": "shortest"},
                          {"tokenizer": "tokenprism_4k", "text": "the cat sat", "merges": 10},
                          {"model": "gpt-4o", "text": "Will it fit, and what will it cost?", "reply_tokens": 500}]
         }
@@ -413,6 +418,10 @@ class TokenizeResponse(Response):
     tokens: list[TokenOut]
     stats: StatsOut
     merges: int | None = Field(None, description="The merges used, when the request limited them.")
+    bpe_count: int | None = Field(None, description="With `encoding: shortest`: the tokenizer's own (BPE) count.")
+    differences: list[tuple[int, int]] | None = Field(
+        None, description="With `encoding: shortest`: the character ranges `[start, end)` the two encodings cut "
+        "differently.")
     budget: BudgetOut | None = Field(None, description="With a model (`model`, or a model name as `tokenizer`): its "
                                      "budget for `count` tokens.")
     chunks: list[ChunkOut] | None = Field(None, description='With `"chunks": true`: the chunks in order; null for a '

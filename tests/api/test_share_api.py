@@ -96,7 +96,7 @@ def test_a_50kb_text_round_trips_through_s_id(http):
     twin = http.get(f"/api/share/{answer['id']}").json()
     assert twin["page"] == "playground" and twin["id"] == answer["id"] and twin["url"] == answer["url"]
     assert twin["state"] == {"tokenizer": "cl100k_base", "mode": "encode", "view": "text", "text": TEXT_50K,
-                             "ws": False, "special": False, "lines": False, "chunks": False}
+                             "ws": False, "special": False, "lines": False, "chunks": False, "fewest": False}
     assert twin["bytes"] > 50_000 and twin["created"].endswith("Z")
     assert share(http, {"page": twin["page"], **twin["state"]}) == answer  # the twin posts back to the same id
     response = http.get(answer["url"])
@@ -117,7 +117,7 @@ def test_a_comparison_round_trips_with_its_options(http):
     answer = share(http, body)
     twin = http.get(f"/api/share/{answer['id']}").json()
     assert twin["state"] == {"tokenizers": ["gpt2", "cl100k_base", "mistral_v1"], "mode": "text", "text": TEXT_50K,
-                             "ws": True, "special": False, "lines": False, "cuts": True, "chunks": True}
+                             "ws": True, "special": False, "lines": False, "cuts": True, "chunks": True, "fewest": False}
     assert share(http, {"page": "compare", **twin["state"]}) == answer
     page = Page(http.get(answer["url"]).text)
     assert page.counts == [len(reference_ids(name, TEXT_50K)) for name in body["tokenizers"]]

@@ -23,7 +23,7 @@ texts = st.text(st.characters(codec="utf-8", exclude_characters="\r"), max_size=
 names = st.one_of(st.none(), st.text(st.characters(codec="utf-8", exclude_characters="\r"), min_size=1, max_size=8))
 messages = st.lists(st.fixed_dictionaries({"role": st.sampled_from(["system", "user", "assistant"]), "content": texts},
                                           optional={"name": names.filter(lambda n: n is not None)}), min_size=1, max_size=5)
-flags = {name: st.booleans() for name in FLAGS["compare"]}
+flags = {name: st.booleans() for name in {*FLAGS["compare"], *FLAGS["playground"]}}
 playground_bodies = st.one_of(
     st.fixed_dictionaries({"page": st.just("playground"), "tokenizer": st.sampled_from(["gpt2", "gpt-4o", "mistral_v1"]),
                            "mode": st.just("encode"), "text": texts, "view": st.sampled_from(["text", "ids", "bytes"]),
@@ -35,7 +35,8 @@ playground_bodies = st.one_of(
 compare_bodies = st.fixed_dictionaries({
     "page": st.just("compare"), "tokenizers": st.lists(st.sampled_from(["gpt2", "cl100k_base", "o200k_base"]),
                                                         min_size=2, max_size=3, unique=True),
-    "mode": st.sampled_from(["text", "chat"]), "text": texts, "messages": messages, **flags,
+    "mode": st.sampled_from(["text", "chat"]), "text": texts, "messages": messages,
+    **{name: flags[name] for name in FLAGS["compare"]},
 })
 
 

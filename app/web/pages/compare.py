@@ -37,6 +37,7 @@ from app.web.pages.common import (
     model_named, respond, tokenizer_groups,
 )
 from app.web.pages.chunk_view import ChunkMarks, chunk_marks
+from app.web.pages.fewest_view import fewest_counts
 from app.web.pages.sample_notes import note_for
 from app.web.tokenview import build_view
 
@@ -50,6 +51,7 @@ class CompareState(PageInput):
     tokenizers: list[str] = field(default_factory=list)
     mode: str = "text"  # or "chat": one conversation, each tokenizer in its own chat format
     cuts: bool = False  # mark the cuts that not every tokenizer makes
+    fewest: bool = False  # each column's fewest-tokens count (fewest_view.py)
     dropped: list[str] = field(default_factory=list)  # asked past max_compare: left out, and said so
 
     @classmethod
@@ -61,6 +63,7 @@ class CompareState(PageInput):
             chosen = [name for name in (DEFAULT_CHAT_COMPARE if mode == "chat" else DEFAULT_COMPARE) if name in known]
         state = cls(tokenizers=chosen, mode=mode, cuts=form_flag(params, "cuts"))
         state.read_input(params, text_mode="text")
+        state.fewest = form_flag(params, "fewest")
         return state
 
     def keep_at_most(self, registry: Registry, most: int) -> None:
@@ -72,7 +75,7 @@ class CompareState(PageInput):
 
     def query(self, with_input: bool = True) -> list[tuple[str, str]]:
         return ([("tokenizers", name) for name in self.tokenizers] + self.input_pairs(with_input) + self.option_pairs()
-                + [("cuts", "1")] * self.cuts)
+                + [("cuts", "1")] * self.cuts + [("fewest", "1")] * (self.fewest and self.mode == "text"))
 
 
 @dataclass
@@ -92,6 +95,7 @@ class Column:
     note: str | None = None  # what the sample shows, for this column's tokenizer (sample_notes.py)
     costs: list = field(default_factory=list)  # budget_view.CostLine per model asked with this tokenizer, cheapest first
     chunks: ChunkMarks | None = None  # with the Chunks option (chunk_view.py)
+    fewest: object = None  # fewest_view.FewestView (counts only), with the Fewest tokens option
 
 
 def render_compare(request: Request, settings: Settings, registry: Registry, state: CompareState):
@@ -150,6 +154,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
             column.result = item
             column.chunks = chunks_of.get(name)
             column.note = None if chat else note_for(state.text, item.tokenizer, getattr(entry, "version", None))
+            column.fewest = fewest_counts(item.tokenizer, item.text, state.special) if state.fewest and not chat else None
             column.view = (chat_view(item, "text", state.ws, budget, list_limit) if chat else
                            build_view(item.text, item.tokens, "text", state.ws, budget, item.ids, list_limit,
                                       lines=state.lines, cuts=cuts, chunk_ends=column.chunks.ends if column.chunks else frozenset()))

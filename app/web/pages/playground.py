@@ -24,10 +24,11 @@ from app.web.pages.chat_form import (
 from app.web.pages.chat_tools import ToolsBox, call_ids, takes_tools
 from app.web.pages.budget_view import Budget, PlaygroundBudget, parse_reply, playground_model
 from app.web.pages.common import (
-    HEAD_SLACK, TYPING_FIELDS, base_context, canonical, is_htmx, name_directory, named_tokenizer, page_text,
+    HEAD_SLACK, TYPING_FIELDS, base_context, canonical, form_flag, is_htmx, name_directory, named_tokenizer, page_text,
     page_url, picker_context, read_form, respond, tokenizer_groups,
 )
 from app.web.pages.chunk_view import NO_MARKS, chunk_marks
+from app.web.pages.fewest_view import fewest_view
 from app.web.pages.sample_notes import note_for
 from app.web.tokenview import VIEWS, build_view, render_decoded
 
@@ -45,6 +46,7 @@ class PlaygroundState(PageInput):
     model: str = ""  # the picker's search box: a model (or tokenizer) name, see `named_tokenizer`
     budget: str = ""  # the model priced, from the budget select; "" for its first (budget_view.playground_model)
     reply: str = ""  # the expected reply length in tokens, as typed (budget_view.parse_reply)
+    fewest: bool = False  # the "Fewest tokens" option (fewest_view.py)
 
     @classmethod
     def from_params(cls, params: Mapping) -> PlaygroundState:
@@ -58,6 +60,7 @@ class PlaygroundState(PageInput):
             reply=str(params.get("reply") or "").strip(),
         )
         state.read_input(params, text_mode="encode")
+        state.fewest = form_flag(params, "fewest")
         return state
 
     def query(self, with_input: bool = True) -> list[tuple[str, str]]:
@@ -69,7 +72,7 @@ class PlaygroundState(PageInput):
         if self.view != "text":
             pairs.append(("view", self.view))
         pairs += [(key, value) for key, value in (("budget", self.budget), ("reply", self.reply)) if value]
-        return pairs + self.option_pairs()
+        return pairs + self.option_pairs() + [("fewest", "1")] * (self.fewest and self.mode == "encode")
 
 
 
@@ -119,12 +122,15 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         budget = Budget.of(choice.model, result.count, reply)
     if reply_error is not None and status == 200:  # the tokens are drawn all the same; the field says what is wrong
         status = reply_error.status
+    fewest = fewest_view(result.tokenizer, result.text, state.special, state.view, state.ws, settings) \
+        if result is not None and state.mode == "encode" and state.fewest else None
     view = None
     if result is not None and state.mode == "chat":
         view = chat_view(result, state.view, state.ws, settings.render_tokens, settings.max_response_tokens)
     elif result is not None:
         view = build_view(result.text, result.tokens, state.view, state.ws, settings.render_tokens, result.ids,
-                          settings.max_response_tokens, lines=state.lines, chunk_ends=marks.ends)
+                          settings.max_response_tokens, lines=state.lines, chunk_ends=marks.ends,
+                          cuts=fewest.bpe_only_cuts if fewest else frozenset())
     url, fits = page_url("/", state)
     decoded_url = None
     if result is not None and state.mode == "decode":
@@ -170,6 +176,7 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         if result is not None and state.mode == "encode" else None,  # what the sample shows (sample_notes.py)
         "decoded_url": decoded_url,
         "view_text": render_decoded(result.text, state.ws) if result is not None and state.mode == "decode" else "",
+        "fewest": fewest,
     }
     return respond(request, "playground.html", "_playground_fragment.html", context, status, url, fits)
 

@@ -44,7 +44,8 @@ PAGES = {"playground": "/", "compare": "/compare"}  # page -> its path
 DOC_VERSION = 1
 # The on/off options of each page: its state's bool fields, written `name=1` in its address
 # (tests/web/test_share_state.py checks that these are all of them).
-FLAGS = {"playground": ("ws", "special", "lines", "chunks"), "compare": ("ws", "special", "lines", "cuts", "chunks")}
+FLAGS = {"playground": ("ws", "special", "lines", "chunks", "fewest"),
+         "compare": ("ws", "special", "lines", "cuts", "chunks", "fewest")}
 
 Messages = Annotated[
     list[ChatMessageIn] | None,
@@ -90,6 +91,7 @@ class PlaygroundShare(Request):
     special: bool = False
     lines: bool = False
     chunks: bool = False
+    fewest: bool = False
 
 
 class CompareShare(Request):
@@ -104,6 +106,7 @@ class CompareShare(Request):
     lines: bool = False
     cuts: bool = False
     chunks: bool = False
+    fewest: bool = False
 
 
 class ShareRequest(RootModel[Annotated[PlaygroundShare | CompareShare, Field(discriminator="page")]]):
