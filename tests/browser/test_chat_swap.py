@@ -107,6 +107,20 @@ def test_a_name_typed_while_the_comparison_redraws_the_editor_stays(page, regist
     assert rendered(registry, "cl100k_base", messages).count  # a chat the engine takes
 
 
+def test_add_pressed_while_typing_is_on_its_way_keeps_the_text(page, registry):
+    # Add aborts the typing's request (hx-sync), which htmx logs as an error: conftest lets that line pass.
+    open_chat(page, "cl100k_base")
+    expect_prompt(page, registry, "cl100k_base", CHAT)
+    held = Held(page, "/")
+    type_at_end(page, "#content-1", " Danke")
+    held.wait()
+    page.locator("[data-role=add-message]").click()
+    messages = [CHAT[0], ("user", "ada", CHAT[1][2] + " Danke"), ("assistant", "", "")]
+    expect(page.locator("[data-role=chat-message]")).to_have_count(3)
+    expect_prompt(page, registry, "cl100k_base", messages)
+    assert editor(page) == messages
+
+
 def add_a_tool_result(page: Page) -> Held:
     """A chat whose assistant calls a tool, and Add pressed (its answer, the tool card, held back)."""
     page.goto(chat_url("/", ["mistral_v3"], json.dumps([WEATHER]), CARDS[:2]))
