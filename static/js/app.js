@@ -16,6 +16,8 @@
 // - a range slider with `data-valuetext` keeps its aria-valuetext in step with its value
 // - chat: pointing at a message (its editor card, its row of counts or any of its tokens), or
 //   editing it, lights up that message everywhere on the page
+// - the tools box is aria-invalid while its status line shows a problem (typing redraws only
+//   that line; the server writes the mark on a whole page)
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -602,4 +604,11 @@
       showMatches(input.closest("[data-model-search]"), "", []);
     }
   }, true);
+
+  document.addEventListener("htmx:afterSwap", function () {
+    var box = document.getElementById("tools"), status = document.getElementById("tools-status");
+    if (!box || !status) return;
+    if (status.querySelector("[data-role=tools-error]")) box.setAttribute("aria-invalid", "true");
+    else box.removeAttribute("aria-invalid");
+  });
 })();

@@ -15,7 +15,10 @@
 // - An answer that redraws the chat editor (its buttons, selects, the tokenizer) holds the fields
 //   as they were asked: what was typed since is carried into the new editor, to the same
 //   message (a card's data-was says where it stood before the button), and a text field that
-//   has the focus keeps it and its caret (the answer's autofocus is dropped then).
+//   has the focus keeps it and its caret. The answer's autofocus (where its button leaves the
+//   focus) is applied with the swap, not at htmx's settle 20 ms later, so a field entered as
+//   soon as the new editor shows keeps the keys; and only when the focus is still in the old
+//   editor or nowhere, so a field outside it that the user went to meanwhile keeps them too.
 // - Each drawn answer dispatches `tokenprism:drawn` on document (detail: the target's id, and
 //   `fresh`: whether it answers the newest state), for tests and bench/bench_typing.py.
 // Left out: a busy answer to a button or toggle is retried through the form's live field (the
@@ -160,7 +163,7 @@
   });
 
   // The chat editor redrawn: keys typed since it was asked, and the focus in a text field, stay.
-  var refocus = null;  // {field, start, end, scroll}: set before the swap, applied after htmx's own focus restore
+  var refocus = null;  // {field[, start, end, scroll]}: set before the swap, applied after htmx's own focus restore
   function cardOf(el) { return el.closest("[data-role=chat-message]"); }
   function twinIn(fragment, field) {  // the field of the same message in the new editor
     var card = fragment.querySelector('[data-role=chat-message][data-was="' + cardOf(field).dataset.message + '"]');
@@ -179,18 +182,20 @@
       });
       s.edited = edited;
     }
-    var active = document.activeElement, twin = active && old.contains(active) && active.matches(LIVE) && twinIn(fragment, active);
-    if (twin) {
-      fragment.querySelectorAll("[autofocus]").forEach(function (el) { el.removeAttribute("autofocus"); });
-      refocus = { field: twin, start: active.selectionStart, end: active.selectionEnd, scroll: active.scrollTop };
-    }
+    var active = document.activeElement, inOld = !!active && old.contains(active);
+    var twin = inOld && active.matches(LIVE) && twinIn(fragment, active), named = fragment.querySelector("[autofocus]");
+    fragment.querySelectorAll("[autofocus]").forEach(function (el) { el.removeAttribute("autofocus"); });
+    if (twin) refocus = { field: twin, start: active.selectionStart, end: active.selectionEnd, scroll: active.scrollTop };
+    else if (named && (inOld || !active || active === document.body)) refocus = { field: named };
   });
 
   document.addEventListener("htmx:afterSwap", function (event) {
     if (refocus) {
       var r = refocus;
       refocus = null;
-      if (r.field.isConnected) {
+      if (r.field.isConnected && r.start === undefined) {
+        r.field.focus();
+      } else if (r.field.isConnected) {
         r.field.focus({ preventScroll: true });
         r.field.setSelectionRange(r.start, r.end);
         r.field.scrollTop = r.scroll;

@@ -1,12 +1,13 @@
 """Tools in the chat mode, in Chromium: the tools box checked as it is typed (its problem beside
-it, then the tools' count equal to POST /api/chat's), an assistant's calls and a tool's result
-added in the editor, the share link round trip, the comparison with a format that has no tools,
-and screenshots at 1280x900, 390x844 and dark (written to /tmp/tpages-shots for a look)."""
+it, the box aria-invalid meanwhile, then the tools' count equal to POST /api/chat's), an
+assistant's calls and a tool's result added in the editor, the share link round trip, the
+comparison with a format that has no tools, and screenshots at 1280x900, 390x844 and dark (written to /tmp/tpages-shots for a look)."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from urllib.parse import quote, urlencode
 
 import pytest
@@ -67,6 +68,21 @@ def test_typing_tools_checks_them_in_place_and_counts_them(page):
     expect(page.locator("[data-tokens] .chat-part.tools").first).to_be_visible()
     expect(page.locator("[data-role=chat-note]")).to_contain_text("OpenAI publishes no chat format")
     assert json.loads(page.evaluate("new URL(location.href).searchParams.get('tools')")) == [WEATHER]
+
+
+@pytest.mark.parametrize("path", ["/", "/compare"])
+def test_the_tools_box_is_aria_invalid_while_it_has_a_problem(page, path):
+    page.goto(chat_url(path, ["cl100k_base"], "[{", [("user", "Weather in Paris?", "", "")]))
+    box = page.locator("#tools")
+    expect(page.locator("[data-role=tools-error]")).to_be_visible()
+    expect(box).to_have_attribute("aria-invalid", "true")  # as the page is served
+    box.fill(json.dumps([WEATHER]))
+    expect(page.locator("[data-role=tools-error]")).to_have_count(0)
+    expect(box).not_to_have_attribute("aria-invalid", re.compile(".*"))
+    box.fill('[{"type": "function", "function": {}}]')
+    expect(page.locator("[data-role=tools-error]")).to_be_visible()
+    expect(box).to_have_attribute("aria-invalid", "true")  # as typed
+    expect(box).to_be_focused()
 
 
 @pytest.mark.parametrize("tokenizer", ["o200k_harmony", "mistral_v3"])
