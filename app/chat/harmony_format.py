@@ -25,12 +25,11 @@ the library does. Left out: channels on text messages (analysis, final), system 
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.chat.harmony_schema import tools_section
-from app.chat.rendered import Part, Rendered
+from app.chat.rendered import Part, Rendered, encoded_parts
 from app.chat.messages import ChatMessage, Tool
 from app.errors import InvalidInput, excerpt
 from app.tokenizers.base import Tokenizer
@@ -166,35 +165,7 @@ class _Writer:
             p = pieces[0]
             self.parts.append(Part(p.text, tuple(self.tokenizer.encode(p.text)), p.message, p.framing, tools=p.tools))
         else:
-            self.parts += _split(self.tokenizer, [p for p in pieces if p.text])
-
-
-def _split(tokenizer: Tokenizer, pieces: Sequence[Piece]) -> list:
-    """One encode of the pieces' joined text, each token going to the piece holding its last
-    character, cut into a part per run of tokens of one piece."""
-
-    text = "".join(p.text for p in pieces)
-    tokens = tokenizer.tokens_of(text, tokenizer.encode(text))
-    starts, at = [], 0
-    for piece in pieces:
-        starts.append(at)
-        at += len(piece.text)
-    runs: list[tuple[int, list]] = []
-    for token in tokens:
-        owner = max(0, bisect_right(starts, max(token.start, token.end - 1)) - 1)
-        if runs and runs[-1][0] == owner:
-            runs[-1][1].append(token)
-        else:
-            runs.append((owner, [token]))
-    parts = []
-    for n, (owner, run) in enumerate(runs):
-        start = 0 if n == 0 else run[0].start
-        end = len(text) if n == len(runs) - 1 else runs[n + 1][1][0].start
-        shifted = tuple(t._replace(start=t.start - start, end=t.end - start) for t in run)
-        piece = pieces[owner]
-        parts.append(Part(text[start:end], tuple(t.id for t in run), piece.message, piece.framing,
-                          tokens=shifted, tools=piece.tools))
-    return parts
+            self.parts += encoded_parts(self.tokenizer, [p for p in pieces if p.text])
 
 
 HARMONY = HarmonyFormat()

@@ -32,11 +32,10 @@ images, prefix (continued) assistant messages, names (but a tool result's, which
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from app.chat.rendered import Part, Rendered
+from app.chat.rendered import Part, Rendered, encoded_parts
 from app.chat.messages import ChatMessage, Tool
 from app.chat.mistral_tools import Piece, calls, check_chat, check_tools, definitions, result
 from app.errors import InvalidInput
@@ -130,7 +129,7 @@ class MistralFormat:
             parts.append(Part(token, (self.ids[tokenizer.name][token],), message, True, True, tools=tools))
 
         def encode(pieces: list[Piece], tools: bool = False) -> None:
-            parts.extend(replace(p, tools=tools) for p in _encoded(tokenizer, [p for p in pieces if p.text]))
+            parts.extend(replace(p, tools=tools) for p in encoded_parts(tokenizer, [p for p in pieces if p.text]))
 
         first = 0
         special("<s>", first)
@@ -169,36 +168,6 @@ class MistralFormat:
             encode(content)
             special("[/INST]", indices[-1] if indices else owner)
         return Rendered(tokenizer, self.name, tuple(parts))
-
-
-def _encoded(tokenizer: Tokenizer, pieces: list[Piece]):
-    """One encode of the pieces' joined text, its tokens cut into a part per run of one piece."""
-
-    text = "".join(p.text for p in pieces)
-    if not text:
-        return []
-    ids = tokenizer.encode(text)
-    tokens = tokenizer.tokens_of(text, ids)
-    starts, at = [], 0
-    for piece in pieces:
-        starts.append(at)
-        at += len(piece.text)
-    runs: list[tuple[int, list]] = []  # (piece index, its tokens)
-    for token in tokens:
-        last_char = token.end - 1 if token.end > token.start else token.start
-        owner = max(0, bisect_right(starts, last_char) - 1)
-        if runs and (pieces[runs[-1][0]].message, pieces[runs[-1][0]].framing) == (pieces[owner].message, pieces[owner].framing):
-            runs[-1][1].append(token)
-        else:
-            runs.append((owner, [token]))
-    parts = []
-    for n, (owner, run) in enumerate(runs):
-        start = 0 if n == 0 else run[0].start
-        end = len(text) if n == len(runs) - 1 else runs[n + 1][1][0].start
-        shifted = tuple(t._replace(start=t.start - start, end=t.end - start) for t in run)
-        piece = pieces[owner]
-        parts.append(Part(text[start:end], tuple(t.id for t in run), piece.message, piece.framing, tokens=shifted))
-    return parts
 
 
 MISTRAL = MistralFormat(

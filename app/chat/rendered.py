@@ -11,6 +11,8 @@ format a tokenizer uses is app/chat/render.py's. Left out: rendering itself.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.tokenizers.base import Tokenizer
@@ -84,3 +86,38 @@ class Rendered:
                            for t in self.tokenizer.tokens_of(part.text, list(part.ids))]
             offset += len(part.text)
         return tokens
+
+
+def encoded_parts(tokenizer: Tokenizer, pieces: Sequence) -> list[Part]:
+    """One encode of the pieces' joined text (each piece has `text`, `message`, `framing` and
+    maybe `tools`), as a model reads it: each token goes to the piece holding its last
+    character, and a part is a run of tokens whose pieces agree on message, framing and tools.
+    For formats that encode framing and content together (harmony, mistral)."""
+    text = "".join(p.text for p in pieces)
+    if not text:
+        return []
+    tokens = tokenizer.tokens_of(text, tokenizer.encode(text))
+    starts, at = [], 0
+    for piece in pieces:
+        starts.append(at)
+        at += len(piece.text)
+
+    def kind(index: int) -> tuple:
+        piece = pieces[index]
+        return piece.message, piece.framing, getattr(piece, "tools", False)
+
+    runs: list[tuple[int, list]] = []  # (piece index, its tokens)
+    for token in tokens:
+        owner = max(0, bisect_right(starts, max(token.start, token.end - 1)) - 1)
+        if runs and kind(runs[-1][0]) == kind(owner):
+            runs[-1][1].append(token)
+        else:
+            runs.append((owner, [token]))
+    parts = []
+    for n, (owner, run) in enumerate(runs):
+        start = 0 if n == 0 else run[0].start
+        end = len(text) if n == len(runs) - 1 else runs[n + 1][1][0].start
+        shifted = tuple(t._replace(start=t.start - start, end=t.end - start) for t in run)
+        message, framing, tools = kind(owner)
+        parts.append(Part(text[start:end], tuple(t.id for t in run), message, framing, tokens=shifted, tools=tools))
+    return parts
