@@ -3,7 +3,7 @@
     python bench/bench_train.py [--quick]
 
 (a) ~200 KB of stdlib sources to vocab 512: ours vs the lecture's naive trainer (the
-    reference in tests/test_bpe_vs_naive.py); the merges are also checked to be equal.
+    reference in tests/bpe/test_bpe_vs_naive.py); the merges are also checked to be equal.
 (b) ~10 MB (one document per file) to vocab 10,000: ours vs HF `tokenizers` BpeTrainer
     with the same gpt4 split (pre_tokenizers.Split + ByteLevel(use_regex=False)).
 Both sides are timed in the same run, best of --repeat; ratios > 1 mean we are faster.
@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from corpus import stdlib_documents  # noqa: E402
-from test_bpe_vs_naive import naive_train  # noqa: E402
+from tests.bpe.test_bpe_vs_naive import naive_train  # noqa: E402
 
 from app.bpe.model import BPETokenizer  # noqa: E402
 from app.tokenizers.openai_encodings import CL100K_PATTERN  # noqa: E402

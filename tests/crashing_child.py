@@ -1,5 +1,5 @@
 """A stand-in for app.tokenizers.upload_check that crashes as a broken native parser would:
-it reads its request, then dies of a segmentation fault (tests/test_uploads.py)."""
+it reads its request, then dies of a segmentation fault (tests/tokenizers/test_uploads.py)."""
 
 import ctypes
 import sys

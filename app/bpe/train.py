@@ -11,7 +11,7 @@ Here the corpus is split once into distinct chunks with counts, numbered in orde
 first appearance (splitting takes most of the time; threads do not help, as the regex
 module needs the GIL for every match it returns). The merge loop is the C extension
 `_core` (built by `pip install -e .`): weighted pair counts, a pair -> chunks index
-and a lazy max-heap, ties settled by (lowest chunk number, leftmost position). tests/test_bpe_vs_naive.py checks it against
+and a lazy max-heap, ties settled by (lowest chunk number, leftmost position). tests/bpe/test_bpe_vs_naive.py checks it against
 the naive algorithm.
 
 Counting can run in parts anywhere (app/corpus counts consecutive parts of a corpus on

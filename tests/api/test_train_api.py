@@ -22,7 +22,7 @@ from tests.api.helpers import assert_error
 from tests.jobs.test_replay import naive_encode
 from tests.jobs.test_runner import children
 from tests.reference import stdlib_texts
-from tests.test_bpe_vs_naive import naive_train
+from tests.bpe.test_bpe_vs_naive import naive_train
 
 TOKEN = "lab-s3cret"
 MERGES = 60

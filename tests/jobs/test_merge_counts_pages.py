@@ -20,8 +20,8 @@ from app.tokenizers.registry import default_registry
 from app.web.training.merge_counts import bar_width, sparkline
 from tests.reference import stdlib_texts
 from tests.jobs.test_runner import long_corpus, wait
-from tests.test_bpe_merge_counts import as_version_1
-from tests.test_bpe_vs_naive import naive_train_counted
+from tests.bpe.test_bpe_merge_counts import as_version_1
+from tests.bpe.test_bpe_vs_naive import naive_train_counted
 
 CORPUS = [text for _, text in stdlib_texts(3, 4_000)]
 

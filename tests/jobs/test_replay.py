@@ -12,7 +12,7 @@ from app.bpe import replay
 from app.bpe.model import PATTERNS, BPETokenizer
 from app.errors import InvalidInput
 from tests.reference import stdlib_texts
-from tests.test_bpe_vs_naive import naive_merge
+from tests.bpe.test_bpe_vs_naive import naive_merge
 
 
 def naive_encode(text: str, pattern: str | None, pairs: list[tuple[int, int]], k: int, byte_ids=range(256)) -> list[int]:

@@ -15,7 +15,7 @@ from app.errors import TokenprismError
 from app.jobs import JobRunner, JobsBusy, TrainSpec
 from app.jobs.spec import NameTaken
 from tests.reference import stdlib_texts
-from tests.test_bpe_vs_naive import naive_train
+from tests.bpe.test_bpe_vs_naive import naive_train
 
 SMALL = [text for _, text in stdlib_texts(3, 4_000)]
 

@@ -15,7 +15,7 @@ import pytest
 
 from tests.pricing.facts_rows import facts_env, price, write_facts
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SHORT = "Hello world, what will this cost?\n"  # 8 tokens with o200k_base and with cl100k_base
 LONG = "budget " * 9_000  # past gpt-4's 8,192 in these facts
 

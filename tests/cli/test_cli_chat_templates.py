@@ -16,7 +16,7 @@ import pytest
 from tests.api.test_chat_templates import SMALL, SMALL_BOS, SMALL_EOS, config_file, tokenizers, transformers
 from tests.chat.test_template_format import STYLES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHAT = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi <|im_end|> there, café 👋"},
         {"role": "assistant", "content": "Hello!"}, {"role": "user", "content": "Bye"}]
 

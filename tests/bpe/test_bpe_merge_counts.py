@@ -20,7 +20,7 @@ from app.errors import TokenizerFileError
 from app.main import create_app
 from app.settings import Settings
 from app.tokenizers.registry import default_registry
-from tests.test_bpe_vs_naive import CORPORA, naive_train_counted
+from tests.bpe.test_bpe_vs_naive import CORPORA, naive_train_counted
 
 
 def counted(documents: list[str], pattern: str, num_merges: int) -> tuple[list, list[int]]:
