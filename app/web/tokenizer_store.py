@@ -277,4 +277,4 @@ def render_page(request: Request, notice: str | None = None, error: str | None =
     context = {"page": "tokenizers", "rows": rows, "notice": notice, "error": error,
                "needs_token": bool(settings.admin_token), "max_upload_bytes": settings.max_upload_bytes,
                "kinds": uploads.KINDS}
-    return request.app.state.templates.TemplateResponse(request, "tokenizers.html", context, status_code=status)
+    return request.app.state.templates.TemplateResponse(request, "store/tokenizers.html", context, status_code=status)

@@ -1,4 +1,4 @@
-"""What `templates/_tokens.html` draws: token segments as ready HTML, escaped once here.
+"""What `templates/shared/_tokens.html` draws: token segments as ready HTML, escaped once here.
 
 From the head of a text's tokens this builds the segments to draw (at most a budget of
 tokens, the rest is counted but not drawn) as one string of `<bdi>` elements, each with

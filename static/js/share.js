@@ -1,4 +1,4 @@
-// tokenprism: the Share bar of the playground and the comparison (templates/_share.html).
+// tokenprism: the Share bar of the playground and the comparison (templates/shared/_share.html).
 //
 // - "Share" posts the page's form (the same fields htmx posts, plus `page`) to /api/share and
 //   shows the link it answers: the page's own address when it holds the whole view, else

@@ -1,4 +1,4 @@
-"""The comparison page's "tokens per character by script" table (templates/_compare_scripts.html)."""
+"""The comparison page's "tokens per character by script" table (templates/compare/_scripts.html)."""
 
 from __future__ import annotations
 

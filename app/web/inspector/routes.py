@@ -121,7 +121,7 @@ async def vocab_page(request: Request, name: str, q: str = "", mode: str = "subs
             error, status = views.in_page_words(problem.message), problem.status
         context = {**base_context(request, settings, "tokenizers"),
                    **views.vocab_context(registry, found, q, mode, limit, result, error)}
-        template = "_vocab_results.html" if is_htmx(request) else "tokenizer_vocab.html"
+        template = "inspector/_vocab_results.html" if is_htmx(request) else "inspector/tokenizer_vocab.html"
         return _html(request, template, context, status)
 
     return await pool.run(work, request=request)
@@ -141,7 +141,7 @@ async def token_page(request: Request, name: str, token_id: str, with_: str = Qu
         found = inspected(registry.get(canonical))
         context = {**base_context(request, settings, "tokenizers"),
                    **views.token_context(registry, found, facts, merge_tree(found, facts["id"]), with_ == "same-in")}
-        return _html(request, "token_inspector.html", context, 200)
+        return _html(request, "inspector/token_inspector.html", context, 200)
 
     return await pool.run(work, request=request)
 

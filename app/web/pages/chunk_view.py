@@ -4,7 +4,7 @@
 is the one the page already checked against the text limit, and this runs on the work pool
 with the rest of the page) and keeps the character offsets where a chunk ends inside the text:
 the token segment ending there gets a mark under its end (`.tok.chunk-end` in app.css, drawn
-by `tokenview.build_view`), and `_chunks.html` writes the count, or for a tokenizer with no
+by `tokenview.build_view`), and `shared/_chunks.html` writes the count, or for a tokenizer with no
 split its sentence (`chunks_note`). Left out: chat mode (its prompt is the rendered template,
 not the page's text) and the decoder mode.
 """

@@ -188,7 +188,7 @@ def base_context(request: Request, settings: Settings, page: str) -> dict:
         "samples": SAMPLES,
         "hub_orgs": models.HUB_ORGS,  # for the pickers' datalist: "meta-llama/Llama-3.3-70B-Instruct" resolves
         "settings": settings,
-        "share": getattr(request.state, "share", None),  # a shared view's link (app/web/share/routes.py), for _share.html
+        "share": getattr(request.state, "share", None),  # a shared view's link (app/web/share/routes.py), for shared/_share.html
     }
 
 

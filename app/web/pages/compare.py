@@ -219,7 +219,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "editor_oob": is_htmx(request) and chat and request.headers.get("HX-Trigger-Name") not in TYPING_FIELDS,
         "editor_focus": focus_after(state.op, len(state.messages)),
     }
-    return respond(request, "compare.html", "_compare_fragment.html", context, status, url, fits)
+    return respond(request, "compare/compare.html", "compare/_fragment.html", context, status, url, fits)
 
 
 def differing_cuts(token_lists: list) -> frozenset[int]:

@@ -178,7 +178,7 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         "view_text": render_decoded(result.text, state.ws) if result is not None and state.mode == "decode" else "",
         "fewest": fewest,
     }
-    return respond(request, "playground.html", "_playground_fragment.html", context, status, url, fits)
+    return respond(request, "playground/playground.html", "playground/_fragment.html", context, status, url, fits)
 
 
 @router.get("/")

@@ -50,7 +50,7 @@ def _form_context(request: Request, fields: dict | None = None, error: Tokenpris
 
 @router.get("/train")
 async def train_form(request: Request):
-    return _html(request, "train.html", _form_context(request))
+    return _html(request, "train/train.html", _form_context(request))
 
 
 @router.post("/train")
@@ -63,7 +63,7 @@ async def train_submit(request: Request):
         job = await training.submit(request, train_forms.spec_from_fields(fields), documents)
     except TokenprismError as error:
         fields.pop("token", None)
-        return _html(request, "train.html", _form_context(request, fields, error), error.status, error.headers)
+        return _html(request, "train/train.html", _form_context(request, fields, error), error.status, error.headers)
     return RedirectResponse(f"/train/jobs/{job}", status_code=303)
 
 
@@ -96,7 +96,7 @@ async def train_preview(request: Request):
         error, cut = InvalidInput(f"the form could not be read ({caught})"), False
     context = {"preview": result, "error": error, "cut": cut, "max_chars": settings.max_text_chars,
                "max_vocab": settings.max_train_vocab, "files": files}
-    return _html(request, "_train_preview.html", context)
+    return _html(request, "train/_preview.html", context)
 
 
 def _job_context(request: Request, job: dict, error: TokenprismError | None = None) -> dict:
@@ -119,7 +119,7 @@ def _job_context(request: Request, job: dict, error: TokenprismError | None = No
 async def job_page(request: Request, job: str):
     state = training.runner_of(request.app).status(job)
     context = _job_context(request, state)
-    return _html(request, "_train_job.html" if is_htmx(request) else "train.html", context)
+    return _html(request, "train/_job.html" if is_htmx(request) else "train/train.html", context)
 
 
 @router.get("/train/jobs/{job}/progress")
@@ -128,8 +128,8 @@ async def job_progress(request: Request, job: str):
     it has ended (retargeted, so the summary appears and polling stops)."""
     context = _job_context(request, training.runner_of(request.app).status(job))
     if context["active"]:
-        return _html(request, "_train_progress.html", {**context, "poll": True})
-    return _html(request, "_train_job.html", context, headers={"HX-Retarget": "#job", "HX-Reswap": "outerHTML"})
+        return _html(request, "train/_progress.html", {**context, "poll": True})
+    return _html(request, "train/_job.html", context, headers={"HX-Retarget": "#job", "HX-Reswap": "outerHTML"})
 
 
 @router.post("/train/jobs/{job}/cancel")
@@ -146,7 +146,7 @@ async def job_cancel(request: Request, job: str):
     if error is None and not is_htmx(request):
         return RedirectResponse(f"/train/jobs/{job}", status_code=303)
     context = _job_context(request, runner.status(job), error)
-    return _html(request, "_train_job.html" if is_htmx(request) else "train.html", context,
+    return _html(request, "train/_job.html" if is_htmx(request) else "train/train.html", context,
                  error.status if error and not is_htmx(request) else 200)
 
 

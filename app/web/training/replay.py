@@ -153,7 +153,7 @@ def render_replay(request: Request, settings, registry, state: ReplayState):
     if is_htmx(request):
         typing = request.headers.get("HX-Trigger-Name") in ("k", "text")
         headers["HX-Replace-Url" if typing else "HX-Push-Url"] = url
-    template = "_train_replay_result.html" if is_htmx(request) else "train.html"
+    template = "train/_replay_result.html" if is_htmx(request) else "train/train.html"
     html = request.app.state.templates.get_template(template).render(context)
     return finished_response(html.encode("utf-8"), "text/html; charset=utf-8",
                              request.headers.get("accept-encoding", ""), status, headers)
