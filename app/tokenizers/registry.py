@@ -31,8 +31,6 @@ out, as one named like a built-in is: the name keeps its one meaning, the one GE
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import NoReturn
@@ -42,26 +40,11 @@ from app.settings import Settings, get_settings
 from app.tokenizers import budget as memory
 from app.tokenizers import models
 from app.tokenizers.base import Tokenizer
+from app.tokenizers.builtins import builtin_entries
+from app.tokenizers.entry import Entry
 from app.tokenizers.user_models import NAME_PATTERN, USER_MODEL_SUFFIX, UserModel, UserModels, check_name, identity_of
 
 __all__ = ["NAME_PATTERN", "USER_MODEL_SUFFIX", "Entry", "Registry", "check_name", "default_registry", "get_registry"]
-
-
-@dataclass
-class Entry:
-    name: str
-    kind: str
-    vocab_size: int
-    description: str
-    factory: Callable[[], Tokenizer]
-    version: object = None  # a user file's identity (device, inode, size, mtime): a new value means rebuild
-    user: bool = False
-    path: Path | None = None  # a user file
-    chat_template: bool = False  # it was added with a chat template (the `template` chat format)
-
-    def info(self) -> dict:
-        return {"name": self.name, "kind": self.kind, "vocab_size": self.vocab_size, "description": self.description,
-                "models": models.models_for(self.name)}
 
 
 class Registry:
@@ -306,10 +289,9 @@ def _user_entry(model: UserModel) -> Entry:
 
 def default_registry(settings: Settings) -> Registry:
     """The built-in tokenizers plus whatever the user trained into the data directory."""
-    from app.tokenizers import builtins
-
     registry = Registry(settings.user_tokenizer_dir, memory.shared(settings.memory_budget_mb))
-    builtins.register_builtins(registry, settings.tokenizer_dir)
+    for entry, aliases in builtin_entries(settings.tokenizer_dir):
+        registry.register(entry, aliases)
     return registry
 
 
