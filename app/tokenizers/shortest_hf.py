@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from app.errors import InvalidInput
-from app.tokenizers.shortest import APPLIES_TO, Plan, vocabulary
+from app.tokenizers.shortest_plan import APPLIES_TO, Plan, vocabulary
 
 
 def hf_plan(tokenizer) -> Plan:
