@@ -32,7 +32,7 @@ def lineage_for(tokenizer: Tokenizer, index: VocabIndex) -> Lineage:
 
 
 def _huggingface(tokenizer, index: VocabIndex) -> Lineage:
-    library = tokenizer._plain  # the tokenizers.Tokenizer the backend built
+    library = tokenizer.library  # the tokenizers.Tokenizer the backend built
     model = json.loads(library.model.__getstate__())
     kind = model.get("type")
     if kind == "Unigram":

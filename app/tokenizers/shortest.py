@@ -171,18 +171,15 @@ def _build(tokenizer: Tokenizer) -> Plan:
     if isinstance(tokenizer, BPETokenizer):
         return _bpe_plan(tokenizer)
     if isinstance(tokenizer, TiktokenTokenizer):
-        pieces = tokenizer._pieces
-        plan = Plan(vocabulary({piece: rank for rank, piece in enumerate(pieces)}),
-                    _regex_split(tokenizer._spec.pattern), tokenizer.special_ids)
+        plan = Plan(vocabulary({piece: rank for rank, piece in enumerate(tokenizer.pieces)}),
+                    _regex_split(tokenizer.pattern), tokenizer.special_ids)
         if isinstance(tokenizer, QwenTokenizer):
             return Plan(plan.vocabulary, plan.split, plan.atomic, normalize=lambda text: unicodedata.normalize("NFC", text))
         if isinstance(tokenizer, LlamaTokenizer):
             return Plan(plan.vocabulary, plan.split, plan.atomic, blocks=_llama_blocks)
         return plan
     if isinstance(tokenizer, TekkenTokenizer):
-        encoding, offset = tokenizer._encoding, tokenizer._offset
-        tokens = {token: rank + offset for token, rank in encoding._mergeable_ranks.items()}
-        return Plan(vocabulary(tokens), _regex_split(encoding._pat_str), tokenizer.special_ids)
+        return Plan(vocabulary(tokenizer.regular_tokens()), _regex_split(tokenizer.pattern), tokenizer.special_ids)
     if isinstance(tokenizer, HuggingFaceTokenizer):
         return hf_plan(tokenizer)
     raise InvalidInput(f"fewest tokens applies to {APPLIES_TO}; {tokenizer.name} is a {tokenizer.kind} "
@@ -192,12 +189,13 @@ def _build(tokenizer: Tokenizer) -> Plan:
 
 def _bpe_plan(tokenizer) -> Plan:
     from app.bpe import split
+    from app.bpe.model import CUSTOM_PATTERN
 
-    tokens = {piece: token_id for token_id, piece in enumerate(tokenizer._vocab)}
-    findall = tokenizer._split
+    tokens = {piece: token_id for token_id, piece in enumerate(tokenizer.pieces)}
+    findall = tokenizer.splitter
     if findall is None:
         chunker = lambda text: [text]  # noqa: E731
-    elif tokenizer._deadline("") is None:
+    elif tokenizer.pattern_name != CUSTOM_PATTERN:  # the named patterns are linear: no deadline
         chunker = findall
     else:
         chunker = lambda text: split.split(findall, text, split.deadline(text), tokenizer.name)  # noqa: E731
