@@ -143,3 +143,24 @@ def test_cycles_are_found():
 
 def test_no_import_circles():
     assert cycles(GRAPH) == []
+
+
+NAMEDTUPLE_AND_OS = {"_replace", "_make", "_asdict", "_fields", "_exit"}  # public despite the underscore
+
+
+def foreign_private_reads(module: str) -> list[str]:
+    """Where `module` reads a private attribute (`x._name`) of anything but `self`, `cls` or a class
+    of its own."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    own = {"self", "cls"} | {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+    found = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                and node.attr not in NAMEDTUPLE_AND_OS
+                and not (isinstance(node.value, ast.Name) and node.value.id in own)):
+            found.append(f"{module}:{node.lineno} .{node.attr}")
+    return found
+
+
+def test_no_module_reads_another_objects_private_fields():
+    assert [where for module in sorted(MODULES) for where in foreign_private_reads(module)] == []
