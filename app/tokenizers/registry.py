@@ -35,10 +35,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NoReturn
 
+from app.bpe.model import BPETokenizer
+from app.chat.render import formats_for
+from app.chat.template_files import from_facts
 from app.errors import InvalidInput, NameTaken, TokenizerFileError, UnknownTokenizer, excerpt
 from app.settings import Settings, get_settings
 from app.tokenizers import budget as memory
-from app.tokenizers import models
+from app.tokenizers import models, uploads
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.builtins import builtin_entries
 from app.tokenizers.entry import Entry
@@ -168,8 +171,6 @@ class Registry:
 
     def chat_formats(self, name: str) -> list[str]:
         """The chat formats of tokenizer `name`, its default first ([] for none), without building it."""
-        from app.chat.render import formats_for  # the chat formats import tokenizers
-
         return formats_for(name, self.has_chat_template(name))
 
     def has_chat_template(self, name: str) -> bool:
@@ -267,18 +268,12 @@ class Registry:
 def _user_entry(model: UserModel) -> Entry:
     def build() -> Tokenizer:
         if model.added:  # NAME.tokenizer, checked when it was added (uploads.py)
-            from app.tokenizers import uploads
-
             facts, data = uploads.read_stored(model.path)
             tokenizer = uploads.build(facts.kind, data, model.name, facts.description, facts.pattern,
                                       facts.special_tokens)
             if facts.chat_template is not None:
-                from app.chat.template_files import from_facts
-
                 tokenizer.chat_template = from_facts(facts.chat_template)
             return tokenizer
-        from app.bpe.model import BPETokenizer  # late import: bpe imports this package
-
         return BPETokenizer.load(model.path, name=model.name)
 
     header = model.header
