@@ -61,7 +61,7 @@ def _byte_level_table() -> dict[str, int]:
 _UNBYTE = _byte_level_table()
 
 
-def _unbyte(token: str) -> bytes:
+def unbyte(token: str) -> bytes:
     """A byte-level token's bytes; one with a character outside the table stays as its UTF-8, as in the library."""
     try:
         return bytes([_UNBYTE[char] for char in token])
@@ -100,12 +100,17 @@ class HuggingFaceTokenizer(Tokenizer):
         self._bytes = {i: s.encode("utf-8") if i in added else own(s) for i, s in self._strings.items()}
         self._vocab_size = ids[-1] + 1 if ids else 0
         self._sequence_bytes = self._bytes  # with ByteLevel as the only decoder: each id's bytes in a sequence
-        if self._byte_level_only and any(_unbyte(added[i].content) != self._bytes[i] for i in added):
-            self._sequence_bytes = {i: _unbyte(s) for i, s in self._strings.items()}  # as the library decodes
+        if self._byte_level_only and any(unbyte(added[i].content) != self._bytes[i] for i in added):
+            self._sequence_bytes = {i: unbyte(s) for i, s in self._strings.items()}  # as the library decodes
 
     def __reduce__(self):
         """Pickled as its file's text, rebuilt from it (the library objects and the lock do not pickle)."""
         return (type(self), (self.name, self.description, self._text.encode("utf-8")))
+
+    @property
+    def library(self) -> tokenizers.Tokenizer:
+        """The library's tokenizer built from the file, special-token strings as text (for reading, not changing)."""
+        return self._plain
 
     @property
     def vocab_size(self) -> int:
@@ -185,7 +190,7 @@ def _own_bytes_function(library: tokenizers.Tokenizer, decoders: list[dict]):
     types = {step["type"] for step in steps}
     model, model_type = library.model, type(library.model).__name__
     if "ByteLevel" in types:
-        return _unbyte
+        return unbyte
     byte_fallback = "ByteFallback" in types or bool(getattr(model, "byte_fallback", False)) or (
         model_type == "Unigram" and json.loads(model.__getstate__()).get("byte_fallback", False))
     marks = [s["replacement"] for s in steps if s["type"] == "Metaspace"] + [
@@ -292,7 +297,7 @@ def _run_decoders(steps: list[dict], strings: list[str]) -> list[bytes]:
     for step in steps:
         kind = step["type"]
         if kind == "ByteLevel":
-            pieces = [_unbyte(p.decode("utf-8", "replace")) for p in pieces]
+            pieces = [unbyte(p.decode("utf-8", "replace")) for p in pieces]
             groups = [list(range(len(pieces)))] if pieces else []
         elif kind == "Fuse":
             groups = [list(range(len(pieces)))] if pieces else []

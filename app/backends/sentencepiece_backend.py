@@ -48,6 +48,11 @@ class SentencePieceTokenizer(Tokenizer):
         self._special_ids = frozenset(special)
 
     @property
+    def processor(self) -> sentencepiece.SentencePieceProcessor:
+        """The library's processor built from the model file (for reading its pieces, not for changing)."""
+        return self._processor
+
+    @property
     def vocab_size(self) -> int:
         return len(self._pieces)
 

@@ -62,6 +62,12 @@ class TekkenTokenizer(Tokenizer):
         self._special_ids = frozenset(range(self._offset))
         self._encoding = tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
         self._pattern = regex.compile(pattern)
+        self.pattern = pattern  # the split regex, as the file gives it
+
+    def regular_tokens(self) -> dict[bytes, int]:
+        """Each regular token's bytes -> its id (after the special ids)."""
+        single, offset = self._encoding.decode_single_token_bytes, self._offset
+        return {single(rank): offset + rank for rank in range(self._encoding.n_vocab)}
 
     @property
     def vocab_size(self) -> int:

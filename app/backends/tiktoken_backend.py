@@ -85,6 +85,16 @@ class TiktokenTokenizer(Tokenizer):
         return (_rebuild, (type(self), self._spec, self._pieces))
 
     @property
+    def pieces(self) -> tuple[bytes, ...]:
+        """The bytes of each regular token, in rank (id) order."""
+        return tuple(self._pieces)
+
+    @property
+    def pattern(self) -> str:
+        """The split pattern (a regex) that cuts text into the chunks BPE works in."""
+        return self._spec.pattern
+
+    @property
     def encoding(self) -> tiktoken.Encoding:
         return self._encoding
 

@@ -149,6 +149,16 @@ class BPETokenizer(Tokenizer):
     # -- the Tokenizer interface -------------------------------------------------------
 
     @property
+    def pieces(self) -> tuple[bytes, ...]:
+        """The bytes of each regular token, in id order."""
+        return tuple(self._vocab)
+
+    @property
+    def splitter(self) -> Callable[[str], list[str]] | None:
+        """The pattern's findall (text -> chunks, no deadline of its own); None: the text is one chunk."""
+        return self._split
+
+    @property
     def vocab_size(self) -> int:
         return self._vocab_size
 
@@ -176,6 +186,22 @@ class BPETokenizer(Tokenizer):
 
     def decode(self, ids: list[int]) -> str:
         return b"".join(self.token_bytes(ids)).decode("utf-8", errors="replace")
+
+    def first_merges(self, pairs: list[tuple[int, int]], k: int) -> BPETokenizer:
+        """This model with only its first `k` merges (`pairs`: its merges in rank order), for the replay.
+        A shallow copy shares the pattern, byte table, special tokens and vocabulary; only what depends
+        on the number of merges is replaced (see __init__ for each field)."""
+        cut = BPETokenizer.__new__(BPETokenizer)
+        cut.__dict__.update(
+            self.__dict__,
+            merges={pair: 256 + i for i, pair in enumerate(pairs[:k])},
+            merge_counts=None if self.merge_counts is None else self.merge_counts[:k],
+            _vocab=self._vocab[: 256 + k],
+            _merger=_bpe_core.Merger(bytes(self.byte_ids), pairs[:k]),
+            _vocab_size=max([255 + k, *self.special_tokens.values()]) + 1,
+            _cache={},
+        )
+        return cut
 
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
         if not allow_special or self._special_split is None:

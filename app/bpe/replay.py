@@ -26,7 +26,7 @@ import regex
 
 from app.bpe import split
 from app.bpe.train import merge_row
-from app.bpe.model import CUSTOM_PATTERN, BPETokenizer, _bpe_core
+from app.bpe.model import CUSTOM_PATTERN, BPETokenizer
 from app.errors import InvalidInput
 
 CUTS_KEPT = 8  # cut models cached per model
@@ -74,25 +74,11 @@ def with_first_merges(model: BPETokenizer, k: int) -> BPETokenizer:
         if k in cuts:
             cuts.move_to_end(k)
             return cuts[k]
-    cut = _cut(model, pairs, k)
+    cut = model.first_merges(pairs, k)
     with _lock:
         cuts[k] = cut
         while len(cuts) > CUTS_KEPT:
             cuts.popitem(last=False)
-    return cut
-
-
-def _cut(model: BPETokenizer, pairs: list[tuple[int, int]], k: int) -> BPETokenizer:
-    # A shallow copy shares the pattern, byte table, special tokens and vocabulary; only what
-    # depends on the number of merges is replaced (see BPETokenizer.__init__ for each field).
-    cut = BPETokenizer.__new__(BPETokenizer)
-    cut.__dict__.update(model.__dict__)
-    cut.merges = {pair: 256 + i for i, pair in enumerate(pairs[:k])}
-    cut.merge_counts = None if model.merge_counts is None else model.merge_counts[:k]
-    cut._vocab = model._vocab[: 256 + k]
-    cut._merger = _bpe_core.Merger(bytes(model.byte_ids), pairs[:k])
-    cut._vocab_size = max([255 + k, *model.special_tokens.values()]) + 1
-    cut._cache = {}
     return cut
 
 

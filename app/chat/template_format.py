@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 from app.chat import template_parts
 from app.chat.messages import ChatMessage, Tool
+from app.chat.rendered import Part, Rendered
 from app.errors import InvalidInput
 from app.sandbox import runner
 from app.settings import get_settings
@@ -161,8 +162,6 @@ class TemplateFormat:
     takes_names = True  # each message's name is given to the template
 
     def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()):
-        from app.chat.render import Part, Rendered
-
         text = render_text(tokenizer.chat_template, messages, tools)
         tokens = tokenizer.tokenize(text, allow_special=True)
         mask, diffed = _tools_mask(tokenizer, messages, tools, [t.id for t in tokens])

@@ -17,8 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from app.corpus.problems import Problems
-from app.corpus.readers import Document, text_value
-from app.corpus.sources import CorpusOptions, Part, Source, first_line
+from app.corpus.parts import CorpusOptions, Document, Part, Source, first_line, text_value
 
 PARQUET_BATCH_ROWS = 256
 

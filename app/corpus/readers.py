@@ -23,14 +23,11 @@ import zlib
 from collections.abc import Iterator
 
 from app.corpus.problems import Problems
-from app.corpus.sources import CorpusOptions, Part, Source, first_line, pieces_in
-from app.tokenizers.tokens import clean_text
+from app.corpus.parts import CorpusOptions, Document, Part, Source, first_line, text_value
+from app.corpus.sources import pieces_in
 
 WINDOW = 1 << 20  # how far past a piece's nominal start a line end is looked for
 BLOCK = 1 << 16
-
-Document = tuple[str, int]
-
 
 def documents(part: Part, options: CorpusOptions, problems: Problems) -> Iterator[Document]:
     source = part.source
@@ -171,22 +168,3 @@ def _record(line: bytes | None, source: Source, position: int, where: str, optio
     if name not in value:
         return bad(f"no {name!r} field (it has: {', '.join(list(value)[:10]) or 'none'}); choose one with --field")
     return text_value(value[name], source, position, where, name, problems, options.max_document_bytes)
-
-
-def text_value(value: object, source: Source, position: int, where: str, name: str, problems: Problems,
-                limit: int) -> Document | None:
-    if not isinstance(value, str):
-        shown = "null" if value is None else {int: "a number", float: "a number", bool: "true or false",
-                                                  list: "a list", dict: "an object"}.get(type(value), "not a string")
-        problems.record(source.index, position, f"{source.shown} {where}: {name!r} is {shown}, not text; skipped")
-        return None
-    if value.isascii():
-        size = len(value)
-    else:
-        value = clean_text(value)
-        size = len(value.encode("utf-8"))
-    if size > limit:
-        problems.record(source.index, position, f"{source.shown} {where}: a text of {size:,} bytes, over "
-                        f"--max-document-size ({limit:,}); skipped")
-        return None
-    return value, size

@@ -33,8 +33,12 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
+from app.corpus.parts import CorpusOptions, Part, Source, first_line
 from app.corpus.problems import Problems
 from app.errors import InvalidInput
+
+__all__ = ["CorpusError", "CorpusOptions", "Part", "Plan", "Source", "Task", "first_line", "format_of", "open_plan",
+           "pieces_in"]
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 MAX_PARTS_PER_TASK = 1000  # small files grouped into one task
@@ -53,42 +57,6 @@ def format_of(name: str) -> str:
     if lower.endswith(".parquet"):
         return "parquet"
     return "gz" if lower.endswith(".gz") else "text"  # other .gz files are refused, each as a problem
-
-
-@dataclass(frozen=True)
-class CorpusOptions:
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    field: str | None = None  # None: "text", and no check that .jsonl files are among the inputs
-    column: str | None = None
-    max_document_bytes: int = 8 << 20
-    task_bytes: int = 8 << 20
-
-    @property
-    def field_name(self) -> str:
-        return self.field or "text"
-
-    @property
-    def column_name(self) -> str:
-        return self.column or "text"
-
-
-@dataclass(frozen=True)
-class Source:
-    index: int  # position in corpus order
-    path: str  # what is opened
-    shown: str  # its name in reports: as given, or the directory as given joined with the path below it
-    format: str
-    size: int  # bytes on disk
-    row_groups: tuple[int, ...] = ()  # Parquet: each row group's size in bytes (uncompressed)
-
-
-@dataclass(frozen=True)
-class Part:
-    source: Source
-    start: int = 0  # text: first piece; .jsonl: first byte; Parquet: first row group
-    stop: int = 0  # the piece, byte or row group after the last
-    size: int = 0  # bytes on disk, for progress
 
 
 @dataclass(frozen=True)
@@ -296,10 +264,6 @@ def _spool(plan: Plan, stream, shown: str) -> str:
     with open(path, "wb") as copy:
         shutil.copyfileobj(stream, copy, 1 << 20)
     return path
-
-
-def first_line(error: BaseException) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
 
 
 def _reason(error: OSError) -> str:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import threading
 
-from app.inspect.lineage import Lineage, lineage_for
+from app.inspect.lineage import Lineage
+from app.inspect.lineage_of import lineage_for
 from app.inspect.vocab import VocabIndex
 from app.tokenizers import budget as memory
 from app.tokenizers.base import Tokenizer

@@ -1,6 +1,6 @@
 """Where a token comes from: its two merge parents, its rank and score, for every kind.
 
-`lineage_for(tokenizer, index)` picks the rule of the tokenizer's kind:
+`lineage_for(tokenizer, index)` (lineage_of.py) picks the rule of the tokenizer's kind:
 
 - tiktoken-style ranks (gpt2, cl100k_base, o200k_base, o200k_harmony, mistral_tekken,
   qwen3_6, uploaded .tiktoken files): the merges behind the ranks, recovered by the C
@@ -32,7 +32,6 @@ and SentencePiece tokenizers); no I/O.
 
 from __future__ import annotations
 
-import json
 from array import array
 from bisect import bisect_left
 from typing import NamedTuple
@@ -40,7 +39,6 @@ from typing import NamedTuple
 from app.bpe import _core
 from app.inspect import _parents
 from app.inspect.vocab import VocabIndex
-from app.tokenizers.base import Tokenizer
 
 BYTE_NOTE = "a single byte: the bottom of every merge tree"
 SPECIAL_NOTE = "a special token: added whole, never merged"
@@ -164,42 +162,3 @@ class TableLineage(Lineage):
 
     def note(self, token_id: int) -> str | None:
         return SPECIAL_NOTE if self.index.is_special(token_id) else self._base_note
-
-
-def lineage_for(tokenizer: Tokenizer, index: VocabIndex) -> Lineage:
-    from app.bpe.model import BPETokenizer
-    from app.backends.huggingface_backend import HuggingFaceTokenizer
-    from app.backends.sentencepiece_backend import SentencePieceTokenizer
-
-    if isinstance(tokenizer, BPETokenizer):
-        merges = [(left, right, made) for (left, right), made in tokenizer.merges.items()]
-        return TableLineage(index, merges, BYTE_NOTE)
-    if isinstance(tokenizer, HuggingFaceTokenizer):
-        return _huggingface(tokenizer, index)
-    if isinstance(tokenizer, SentencePieceTokenizer):
-        from app.inspect.sentencepiece import sentencepiece_lineage
-
-        return sentencepiece_lineage(tokenizer, index)
-    if tokenizer.kind == "tiktoken":
-        return RankedLineage(index)
-    return Lineage(index, f"tokenprism does not know the merges of a {tokenizer.kind} tokenizer")
-
-
-def _huggingface(tokenizer, index: VocabIndex) -> Lineage:
-    library = tokenizer._plain  # the tokenizers.Tokenizer the backend built
-    model = json.loads(library.model.__getstate__())
-    kind = model.get("type")
-    if kind == "Unigram":
-        scores = {library.token_to_id(piece): score for piece, score in model.get("vocab", [])}
-        return Lineage(index, KIND_NOTES["Unigram"], scores)
-    if kind != "BPE":
-        return Lineage(index, KIND_NOTES.get(kind, f"a {kind} model has no merges"))
-    vocab = model.get("vocab", {})
-    prefix = model.get("continuing_subword_prefix") or ""
-    merges = []
-    for merge in model.get("merges", []):
-        left, right = merge.split(" ", 1) if isinstance(merge, str) else merge
-        joined = left + (right[len(prefix):] if prefix and right.startswith(prefix) else right)
-        if left in vocab and right in vocab and joined in vocab:
-            merges.append((vocab[left], vocab[right], vocab[joined]))
-    return TableLineage(index, merges)

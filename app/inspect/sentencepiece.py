@@ -28,7 +28,7 @@ USER_DEFINED = 4  # SentencePiece.type
 
 
 def sentencepiece_lineage(tokenizer, index: VocabIndex) -> Lineage:
-    processor = tokenizer._processor  # the SentencePieceProcessor the backend built
+    processor = tokenizer.processor  # the SentencePieceProcessor the backend built
     scores = {i: processor.get_score(i) for i in range(processor.get_piece_size())}
     proto = processor.serialized_model_proto()
     model_type = _model_type(proto)

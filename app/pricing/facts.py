@@ -13,39 +13,16 @@ Left out: the budget of a count (what a prompt costs under these facts).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 
+from app.pricing.fact import COLUMNS, ModelFact
+from app.pricing.facts_file import read_facts_file
 from app.tokenizers import models
+
+__all__ = ["COLUMNS", "FactsTable", "ModelFact", "get_facts", "install_facts", "load_facts"]
 
 SHIPPED = Path(__file__).with_name("model_facts.tsv")
 OVERRIDE_NAME = "model_facts.tsv"  # in the data directory
-COLUMNS = ("model", "context_window", "max_output", "input_usd", "cached_input_usd", "output_usd",
-           "source", "read_on")
-
-
-@dataclass(frozen=True)
-class ModelFact:
-    model: str
-    context_window: int | None  # tokens
-    max_output: int | None  # tokens
-    input_usd: Decimal | None  # per 1,000,000 tokens
-    cached_input_usd: Decimal | None
-    output_usd: Decimal | None
-    source: str  # URL of what was read
-    read_on: str  # ISO date it was read
-
-    def info(self) -> dict:
-        """As GET /api/models lists it; prices as strings of their exact decimals."""
-        def price(value: Decimal | None) -> str | None:
-            return None if value is None else str(value)
-
-        return {"context_window": self.context_window, "max_output": self.max_output,
-                "input_usd_per_mtok": price(self.input_usd), "cached_input_usd_per_mtok": price(self.cached_input_usd),
-                "output_usd_per_mtok": price(self.output_usd), "source": self.source, "read_on": self.read_on}
-
-
 class FactsTable:
     def __init__(self, rows: dict[str, ModelFact]):
         self._rows = {name.lower(): fact for name, fact in rows.items()}
@@ -71,8 +48,6 @@ class FactsTable:
 def load_facts(data_dir: Path | None) -> FactsTable:
     """The shipped rows with `<data_dir>/model_facts.tsv`'s over them (when that file exists).
     FactsFileError (a TokenprismError) names the file, line and field of a bad row."""
-    from app.pricing.facts_file import read_facts_file  # it imports ModelFact from here
-
     rows = {name.lower(): fact for name, fact in read_facts_file(SHIPPED).items()}
     override = None if data_dir is None else data_dir / OVERRIDE_NAME
     if override is not None and (override.exists() or override.is_symlink()):

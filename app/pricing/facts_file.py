@@ -20,7 +20,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from app.errors import TokenprismError
-from app.pricing.facts import COLUMNS, ModelFact
+from app.pricing.fact import COLUMNS, ModelFact
 from app.tokenizers import models
 
 MAX_BYTES = 1_000_000

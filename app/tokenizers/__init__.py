@@ -1,11 +1,7 @@
-"""The tokenizer engine: one interface (`Tokenizer`, `Token`), several backends, a registry.
+"""The tokenizer engine: one interface (`Tokenizer` in base.py, `Token` in tokens.py), the
+tokenizers' files, and above the backends the registry (registry.py, `get_registry`).
 
-No web code lives here. Import what you need from the submodules; the common names are
-re-exported: `Token`, `Segment`, `segments`, `Tokenizer`, `get_registry`.
+No web code lives here. Import what you need from the submodules: this package re-exports
+nothing, so importing the engine's types (base, tokens) never loads the registry, which sits
+above the backends (tests/test_layers.py).
 """
-
-from app.tokenizers.base import Tokenizer
-from app.tokenizers.registry import Registry, get_registry
-from app.tokenizers.tokens import Segment, Stats, Token, segments, text_stats
-
-__all__ = ["Registry", "Segment", "Stats", "Token", "Tokenizer", "get_registry", "segments", "text_stats"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from app.tokenizers.files import load_tiktoken_ranks, read_verified
 from app.tokenizers.openai_encodings import OPENAI_ENCODINGS
-from app.tokenizers.registry import Entry, Registry
+from app.tokenizers.entry import Entry
 
 MISTRAL_FILE = "mistral-7b-v0.1.model"
 MISTRAL_V3_FILE = "mistral-7b-v0.3.model"
@@ -44,41 +44,36 @@ QWEN3_6_DESCRIPTION = (
 )
 
 
-def register_builtins(registry: Registry, tokenizer_dir: Path) -> None:
-    for name in ("gpt2", "cl100k_base", "o200k_base"):
-        _register_openai(registry, name, tokenizer_dir)
-    registry.register(
-        Entry("mistral_v1", "sentencepiece", 32000, MISTRAL_V1_DESCRIPTION,
-              lambda: _sentencepiece("mistral_v1", MISTRAL_V1_DESCRIPTION, MISTRAL_FILE, tokenizer_dir))
-    )
-    registry.register(
-        Entry(
-            OWN_BPE_NAME,
-            "bpe",
-            4096,
-            "tokenprism's own byte-level BPE, 4,096 tokens, trained on Python 3.11 standard library sources",
-            lambda: _own_bpe(tokenizer_dir),
-        )
-    )
-    _register_openai(registry, "o200k_harmony", tokenizer_dir)
-    registry.register(
-        Entry("mistral_v3", "sentencepiece", 32768, MISTRAL_V3_DESCRIPTION,
-              lambda: _sentencepiece("mistral_v3", MISTRAL_V3_DESCRIPTION, MISTRAL_V3_FILE, tokenizer_dir))
-    )
-    registry.register(Entry("mistral_tekken", "tiktoken", 131072, TEKKEN_DESCRIPTION, lambda: _tekken(tokenizer_dir)))
-    registry.register(Entry("qwen3_6", "tiktoken", 248077, QWEN3_6_DESCRIPTION, lambda: _qwen(tokenizer_dir)))
-    registry.register(Entry("deepseek_v4", "huggingface", 129280, DEEPSEEK_V4_DESCRIPTION, lambda: _deepseek(tokenizer_dir)))
-    for name, vocab_size in (("llama3", 128256), ("llama4", 202048)):
-        registry.register(Entry(name, "tiktoken", vocab_size, LLAMA_DESCRIPTIONS[name],
-                                lambda name=name: _llama(name, tokenizer_dir)))
+def builtin_entries(tokenizer_dir: Path) -> list[tuple[Entry, tuple[str, ...]]]:
+    """The built-ins in their listing order, each with its aliases; none is built yet."""
+    return [
+        *(_openai(name, tokenizer_dir) for name in ("gpt2", "cl100k_base", "o200k_base")),
+        (Entry("mistral_v1", "sentencepiece", 32000, MISTRAL_V1_DESCRIPTION,
+               lambda: _sentencepiece("mistral_v1", MISTRAL_V1_DESCRIPTION, MISTRAL_FILE, tokenizer_dir)), ()),
+        (Entry(OWN_BPE_NAME, "bpe", 4096,
+               "tokenprism's own byte-level BPE, 4,096 tokens, trained on Python 3.11 standard library sources",
+               lambda: _own_bpe(tokenizer_dir)), ()),
+        _openai("o200k_harmony", tokenizer_dir),
+        (Entry("mistral_v3", "sentencepiece", 32768, MISTRAL_V3_DESCRIPTION,
+               lambda: _sentencepiece("mistral_v3", MISTRAL_V3_DESCRIPTION, MISTRAL_V3_FILE, tokenizer_dir)), ()),
+        (Entry("mistral_tekken", "tiktoken", 131072, TEKKEN_DESCRIPTION, lambda: _tekken(tokenizer_dir)), ()),
+        (Entry("qwen3_6", "tiktoken", 248077, QWEN3_6_DESCRIPTION, lambda: _qwen(tokenizer_dir)), ()),
+        (Entry("deepseek_v4", "huggingface", 129280, DEEPSEEK_V4_DESCRIPTION, lambda: _deepseek(tokenizer_dir)), ()),
+        *((Entry(name, "tiktoken", vocab_size, LLAMA_DESCRIPTIONS[name], lambda name=name: _llama(name, tokenizer_dir)), ())
+          for name, vocab_size in (("llama3", 128256), ("llama4", 202048))),
+    ]
 
 
-def _register_openai(registry: Registry, name: str, tokenizer_dir: Path) -> None:
+def register_builtins(registry, tokenizer_dir: Path) -> None:
+    """Register the built-ins in `registry` (anything with `register(entry, aliases)`, a Registry)."""
+    for entry, aliases in builtin_entries(tokenizer_dir):
+        registry.register(entry, aliases)
+
+
+def _openai(name: str, tokenizer_dir: Path) -> tuple[Entry, tuple[str, ...]]:
     spec = OPENAI_ENCODINGS[name]
-    registry.register(
-        Entry(name, "tiktoken", _VOCAB_SIZES[name], spec.description, _tiktoken_factory(spec, tokenizer_dir)),
-        aliases=("r50k_base",) if name == "gpt2" else (),
-    )
+    entry = Entry(name, "tiktoken", _VOCAB_SIZES[name], spec.description, _tiktoken_factory(spec, tokenizer_dir))
+    return entry, ("r50k_base",) if name == "gpt2" else ()
 
 
 def _tiktoken_factory(spec, tokenizer_dir: Path):

@@ -24,6 +24,7 @@ from typing import BinaryIO
 
 from app.errors import TokenizerFileError
 from app.settings import get_settings
+from app.tokenizers.package_list import missing_hint
 
 MANIFEST_NAME = "MANIFEST.tsv"
 
@@ -54,8 +55,6 @@ def read_verified(name: str, tokenizer_dir: Path | None = None) -> bytes:
     try:
         raw = path.read_bytes()
     except OSError as error:
-        from app.tokenizers.package_files import missing_hint  # it imports this module
-
         fix = missing_hint(name) or "restore it from the repository"
         raise TokenizerFileError(f"cannot read tokenizer file {path}: {error.strerror}; {fix}")
     try:

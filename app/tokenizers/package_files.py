@@ -6,7 +6,7 @@ Licenses, which come with the pinned PyPI package `llama-models==0.3.0` (a test 
 installed package into tokenizers/ (git ignores the copies), checked against its sha256 in
 MANIFEST.tsv and written atomically. The package is found with `importlib.util.find_spec`
 (its code is never imported or run, here or at run time). A missing copy is a
-`TokenizerFileError` that says to run `make setup` (files.py asks `missing_hint`).
+`TokenizerFileError` that says to run `make setup` (files.py asks package_list.py's `missing_hint`).
 Left out: fetching anything from anywhere but the installed package.
 """
 
@@ -19,22 +19,9 @@ from pathlib import Path
 
 from app.settings import get_settings
 from app.tokenizers.files import read_manifest, write_atomically
+from app.tokenizers.package_list import PACKAGE_FILES, PINNED, missing_hint
 
-# our file name in tokenizers/ -> (package, path inside it)
-PACKAGE_FILES = {
-    "llama3.tiktoken": ("llama_models", "llama3/tokenizer.model"),
-    "llama4.tiktoken": ("llama_models", "llama4/tokenizer.model"),
-}
-PINNED = {"llama_models": "llama-models==0.3.0"}
-
-
-def missing_hint(name: str) -> str | None:
-    """How to get `name` when it is one of these files, for the error that says it is missing."""
-    if name not in PACKAGE_FILES:
-        return None
-    package = PACKAGE_FILES[name][0]
-    return f"run `make setup` (it copies {name} from the installed {PINNED[package]}, which tokenprism does not redistribute)"
-
+__all__ = ["PACKAGE_FILES", "PINNED", "copy_all", "missing_hint", "package_file"]
 
 def package_file(package: str, relative: str) -> Path:
     spec = importlib.util.find_spec(package)

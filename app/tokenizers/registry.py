@@ -31,37 +31,23 @@ out, as one named like a built-in is: the name keeps its one meaning, the one GE
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import NoReturn
 
+from app.bpe.model import BPETokenizer
+from app.chat.render import formats_for
+from app.chat.template_files import from_facts
 from app.errors import InvalidInput, NameTaken, TokenizerFileError, UnknownTokenizer, excerpt
 from app.settings import Settings, get_settings
 from app.tokenizers import budget as memory
-from app.tokenizers import models
+from app.tokenizers import models, uploads
 from app.tokenizers.base import Tokenizer
+from app.tokenizers.builtins import builtin_entries
+from app.tokenizers.entry import Entry
 from app.tokenizers.user_models import NAME_PATTERN, USER_MODEL_SUFFIX, UserModel, UserModels, check_name, identity_of
 
 __all__ = ["NAME_PATTERN", "USER_MODEL_SUFFIX", "Entry", "Registry", "check_name", "default_registry", "get_registry"]
-
-
-@dataclass
-class Entry:
-    name: str
-    kind: str
-    vocab_size: int
-    description: str
-    factory: Callable[[], Tokenizer]
-    version: object = None  # a user file's identity (device, inode, size, mtime): a new value means rebuild
-    user: bool = False
-    path: Path | None = None  # a user file
-    chat_template: bool = False  # it was added with a chat template (the `template` chat format)
-
-    def info(self) -> dict:
-        return {"name": self.name, "kind": self.kind, "vocab_size": self.vocab_size, "description": self.description,
-                "models": models.models_for(self.name)}
 
 
 class Registry:
@@ -185,8 +171,6 @@ class Registry:
 
     def chat_formats(self, name: str) -> list[str]:
         """The chat formats of tokenizer `name`, its default first ([] for none), without building it."""
-        from app.chat.render import formats_for  # the chat formats import tokenizers
-
         return formats_for(name, self.has_chat_template(name))
 
     def has_chat_template(self, name: str) -> bool:
@@ -284,18 +268,12 @@ class Registry:
 def _user_entry(model: UserModel) -> Entry:
     def build() -> Tokenizer:
         if model.added:  # NAME.tokenizer, checked when it was added (uploads.py)
-            from app.tokenizers import uploads
-
             facts, data = uploads.read_stored(model.path)
             tokenizer = uploads.build(facts.kind, data, model.name, facts.description, facts.pattern,
                                       facts.special_tokens)
             if facts.chat_template is not None:
-                from app.chat.template_files import from_facts
-
                 tokenizer.chat_template = from_facts(facts.chat_template)
             return tokenizer
-        from app.bpe.model import BPETokenizer  # late import: bpe imports this package
-
         return BPETokenizer.load(model.path, name=model.name)
 
     header = model.header
@@ -306,10 +284,9 @@ def _user_entry(model: UserModel) -> Entry:
 
 def default_registry(settings: Settings) -> Registry:
     """The built-in tokenizers plus whatever the user trained into the data directory."""
-    from app.tokenizers import builtins
-
     registry = Registry(settings.user_tokenizer_dir, memory.shared(settings.memory_budget_mb))
-    builtins.register_builtins(registry, settings.tokenizer_dir)
+    for entry, aliases in builtin_entries(settings.tokenizer_dir):
+        registry.register(entry, aliases)
     return registry
 
 

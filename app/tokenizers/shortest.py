@@ -31,27 +31,10 @@ import regex
 
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
+from app.tokenizers.shortest_hf import hf_plan
+from app.tokenizers.shortest_plan import APPLIES_TO, Plan, Vocabulary, vocabulary
 
-APPLIES_TO = "tokenprism's own BPE, the tiktoken vocabularies and Hugging Face byte-level BPE"
-
-
-@dataclass(frozen=True)
-class Vocabulary:
-    """Every prefix of every regular token -> the token's id, or -1 for a prefix only."""
-
-    prefixes: dict[bytes, int]
-    longest: int
-
-
-@dataclass(frozen=True)
-class Plan:
-    """How one tokenizer's text is cut and spelled, for `shortest`."""
-
-    vocabulary: Vocabulary
-    split: Callable[[str], list[str]]  # a piece of text between special tokens -> its chunks
-    atomic: frozenset[int]  # ids the tokenizer's own encoding keeps whole (special, added)
-    normalize: Callable[[str], str] = lambda text: text
-    blocks: Callable[[str], list[str]] = lambda text: [text]  # cut before anything else (Llama)
+__all__ = ["APPLIES_TO", "Plan", "Shortest", "Vocabulary", "fewest", "plan_for", "shortest", "vocabulary"]
 
 
 @dataclass
@@ -164,17 +147,6 @@ def fewest(vocabulary: Vocabulary, data: bytes, name: str = "this tokenizer") ->
     return ids
 
 
-def vocabulary(tokens: dict[bytes, int]) -> Vocabulary:
-    """The prefix table of regular tokens (bytes -> id; of two ids with the same bytes, the lower)."""
-    prefixes: dict[bytes, int] = {}
-    for token, token_id in sorted(tokens.items(), key=lambda item: item[1], reverse=True):
-        prefixes[token] = token_id
-    for token in tokens:
-        for end in range(1, len(token)):
-            prefixes.setdefault(token[:end], -1)
-    return Vocabulary(prefixes, max(map(len, tokens), default=0))
-
-
 _PLANS: weakref.WeakKeyDictionary[Tokenizer, Plan] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
@@ -199,21 +171,16 @@ def _build(tokenizer: Tokenizer) -> Plan:
     if isinstance(tokenizer, BPETokenizer):
         return _bpe_plan(tokenizer)
     if isinstance(tokenizer, TiktokenTokenizer):
-        pieces = tokenizer._pieces
-        plan = Plan(vocabulary({piece: rank for rank, piece in enumerate(pieces)}),
-                    _regex_split(tokenizer._spec.pattern), tokenizer.special_ids)
+        plan = Plan(vocabulary({piece: rank for rank, piece in enumerate(tokenizer.pieces)}),
+                    _regex_split(tokenizer.pattern), tokenizer.special_ids)
         if isinstance(tokenizer, QwenTokenizer):
             return Plan(plan.vocabulary, plan.split, plan.atomic, normalize=lambda text: unicodedata.normalize("NFC", text))
         if isinstance(tokenizer, LlamaTokenizer):
             return Plan(plan.vocabulary, plan.split, plan.atomic, blocks=_llama_blocks)
         return plan
     if isinstance(tokenizer, TekkenTokenizer):
-        encoding, offset = tokenizer._encoding, tokenizer._offset
-        tokens = {token: rank + offset for token, rank in encoding._mergeable_ranks.items()}
-        return Plan(vocabulary(tokens), _regex_split(encoding._pat_str), tokenizer.special_ids)
+        return Plan(vocabulary(tokenizer.regular_tokens()), _regex_split(tokenizer.pattern), tokenizer.special_ids)
     if isinstance(tokenizer, HuggingFaceTokenizer):
-        from app.tokenizers.shortest_hf import hf_plan
-
         return hf_plan(tokenizer)
     raise InvalidInput(f"fewest tokens applies to {APPLIES_TO}; {tokenizer.name} is a {tokenizer.kind} "
                        "tokenizer, which does not merge byte pairs; choose another tokenizer",
@@ -222,12 +189,13 @@ def _build(tokenizer: Tokenizer) -> Plan:
 
 def _bpe_plan(tokenizer) -> Plan:
     from app.bpe import split
+    from app.bpe.model import CUSTOM_PATTERN
 
-    tokens = {piece: token_id for token_id, piece in enumerate(tokenizer._vocab)}
-    findall = tokenizer._split
+    tokens = {piece: token_id for token_id, piece in enumerate(tokenizer.pieces)}
+    findall = tokenizer.splitter
     if findall is None:
         chunker = lambda text: [text]  # noqa: E731
-    elif tokenizer._deadline("") is None:
+    elif tokenizer.pattern_name != CUSTOM_PATTERN:  # the named patterns are linear: no deadline
         chunker = findall
     else:
         chunker = lambda text: split.split(findall, text, split.deadline(text), tokenizer.name)  # noqa: E731

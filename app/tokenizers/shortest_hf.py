@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 
 from app.errors import InvalidInput
-from app.tokenizers.shortest import APPLIES_TO, Plan, vocabulary
+from app.tokenizers.shortest_plan import APPLIES_TO, Plan, vocabulary
 
 
 def hf_plan(tokenizer) -> Plan:
-    library = tokenizer._plain  # the backend's tokenizers.Tokenizer, special-token strings as text
+    library = tokenizer.library  # the backend's tokenizers.Tokenizer, special-token strings as text
     model = json.loads(library.model.__getstate__())
     steps = _pre_tokenizer_steps(library)
     if model.get("type") != "BPE" or "ByteLevel" not in steps or model.get("continuing_subword_prefix") \
@@ -26,11 +26,11 @@ def hf_plan(tokenizer) -> Plan:
             f"fewest tokens applies to {APPLIES_TO}; {tokenizer.name}'s tokenizer.json is a "
             f"{model.get('type')} model with pre-tokenizer {', '.join(steps) or 'none'}, not byte-level BPE; "
             "choose another tokenizer", code="shortest_not_applicable")
-    from app.backends.huggingface_backend import _unbyte
+    from app.backends.huggingface_backend import unbyte  # the library loads only when a file needs it
 
     tokens: dict[bytes, int] = {}
     for string, token_id in library.get_vocab(with_added_tokens=False).items():
-        token = _unbyte(string)
+        token = unbyte(string)
         tokens[token] = min(token_id, tokens.get(token, token_id))
     normalizer, pre_tokenizer = library.normalizer, library.pre_tokenizer
 

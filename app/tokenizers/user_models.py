@@ -32,6 +32,7 @@ from pathlib import Path
 
 from app.errors import InvalidInput, TokenizerFileError, TokenprismError, excerpt
 from app.bpe import model_file as bpe_file
+from app.tokenizers.stored_file import read_facts, stored_limit
 
 USER_MODEL_SUFFIX = ".bpe"
 UPLOAD_SUFFIX = ".tokenizer"  # uploads.py writes these
@@ -61,7 +62,7 @@ class UserModel:
     header: bpe_file.Header | None  # None when the file cannot be used; `error` says why
     error: TokenizerFileError | None = None
     kind: str = "bpe"
-    facts: object | None = None  # uploads.Facts of an added file
+    facts: object | None = None  # stored_file.Facts of an added file
 
     @property
     def added(self) -> bool:
@@ -145,8 +146,6 @@ def _read(name: str, path: Path, info: os.stat_result) -> UserModel:
         return UserModel(name, path, identity, None, TokenizerFileError(problem))
     try:
         if path.suffix == UPLOAD_SUFFIX:
-            from app.tokenizers.uploads import read_facts  # uploads imports this module
-
             facts = read_facts(path)
             header = bpe_file.Header(name, facts.vocab_size, facts.description, "")
             return UserModel(name, path, identity, header, kind=facts.kind, facts=facts)
@@ -164,8 +163,6 @@ def _unusable(path: Path, info: os.stat_result) -> str | None:
             return (f"{path} is {what}, not a regular file; tokenprism reads only regular files: "
                     "remove it, or put the model file itself in its place")
     if path.suffix == UPLOAD_SUFFIX:
-        from app.tokenizers.uploads import stored_limit
-
         limit, what = stored_limit(), "an added tokenizer (TOKENPRISM_MAX_UPLOAD_BYTES and its facts line)"
     else:
         limit, what = bpe_file.MAX_FILE_BYTES, "a trained model"

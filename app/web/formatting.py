@@ -1,6 +1,6 @@
 """The one number formatter of the pages, and the Jinja environment's filters.
 
-`num` writes whole numbers with thousands separators (44,895), the same on every page.
+`num` (number.py) writes whole numbers with thousands separators (44,895), the same on every page.
 `visible` shows a user's text (a name, a role, a query, a notice) the way token text is
 shown: escaped, with control, zero-width and bidi characters as visible `\\u202e`-style
 escapes (tokenview.render_text), so a right-to-left override cannot reorder the page.
@@ -13,20 +13,14 @@ from __future__ import annotations
 
 from fastapi.templating import Jinja2Templates
 
+from app.chat.render import FORMATS
 from app.pricing.money import percent, usd
-
-
-def num(value: int) -> str:
-    return f"{value:,}"
-
+from app.web.number import num
+from app.web.tokenview import render_text
 
 def install_filters(templates: Jinja2Templates) -> None:
-    from app.web.tokenview import render_text  # late: tokenview imports num from here
-
     templates.env.filters["num"] = num
     templates.env.filters["visible"] = render_text
     templates.env.filters["usd"] = usd
     templates.env.filters["percent"] = percent
-    from app.chat.render import FORMATS
-
     templates.env.globals["chat_format_names"] = ", ".join(FORMATS)

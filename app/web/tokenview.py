@@ -28,7 +28,7 @@ import regex
 from markupsafe import Markup, escape
 
 from app.tokenizers.tokens import Token, segments
-from app.web.formatting import num
+from app.web.number import num
 
 VIEWS = ("text", "ids", "bytes")
 PALETTE_SIZE = 10

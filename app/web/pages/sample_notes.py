@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.tokens import Token
-from app.web.formatting import num
+from app.web.number import num
 from app.web.pages.samples import BY_TEXT, FAMILY, GLITCH, Sample
 
 log = logging.getLogger(__name__)

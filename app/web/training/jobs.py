@@ -1,5 +1,5 @@
 """Training jobs and merge replay over HTTP: the /api/train routes, the merges listing, and
-the wiring of the job runner and the /train pages into the app (`install`).
+the job runner of an app (`runner_of`); mount.py wires them and the /train pages into the app.
 
 POST /api/train (JSON `{"name", "text" | "texts", "vocab_size", "pattern",
 "special_tokens", "replace", "description"}`, or multipart with corpus files) checks the
@@ -82,28 +82,6 @@ def runner_of(app: FastAPI) -> JobRunner:
                                           f"hold its jobs ({error}); fix it, or set TOKENPRISM_DATA_DIR",
                                           code="training_unavailable", status=503) from None
     return runner
-
-
-def install(app: FastAPI) -> None:
-    """Add the training API and pages to `app`, and run its job runner from start to shutdown."""
-    from app.web.training import page as train_page  # the pages import this module
-
-    app.router.routes.extend([*router.routes, *train_page.router.routes])
-
-    def start() -> None:
-        try:
-            runner_of(app)  # interrupts the jobs a dead server left, before any request reads them
-        except TokenprismError:
-            pass  # logged; every other page works
-
-    def stop() -> None:
-        runner = getattr(app.state, "job_runner", None)
-        if runner is not None:
-            runner.close()
-            app.state.job_runner = None
-
-    app.router.on_startup.append(start)
-    app.router.on_shutdown.append(stop)
 
 
 async def submit(request: Request, spec: TrainSpec, documents: list[str]) -> str:
