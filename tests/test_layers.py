@@ -70,9 +70,7 @@ def imports_of(module: str) -> set[str]:
             for alias in node.names:
                 full = f"{base}.{alias.name}"
                 found.add(full if full in MODULES else _known(base))
-    found.discard(None)
-    found.discard(module)
-    return found  # type: ignore[return-value]
+    return {name for name in found if name is not None and name != module}
 
 
 GRAPH = {module: imports_of(module) for module in MODULES}
