@@ -26,16 +26,33 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(data_dir: Path | str, extra_env: dict | None = None, wait_seconds: float = 30,
-                 workers: int = 1) -> tuple[subprocess.Popen, str]:
+def start_server(
+    data_dir: Path | str, extra_env: dict | None = None, wait_seconds: float = 30, workers: int = 1
+) -> tuple[subprocess.Popen, str]:
     """`tokenprism serve` (the README's way to run the app) as a child process."""
     port = free_port()
     log = tempfile.TemporaryFile()  # a file, not a pipe: a pipe nobody reads would block a chatty server
     env = {**os.environ, "TOKENPRISM_DATA_DIR": str(data_dir), **(extra_env or {})}
     process = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "serve", "--workers", str(workers),
-         "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"],
-        cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "serve",
+            "--workers",
+            str(workers),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--no-access-log",
+        ],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     process.log_file = log
     base_url = f"http://127.0.0.1:{port}"

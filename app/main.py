@@ -62,14 +62,28 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
     # Pages and token lists are compressed on the pool (json_body.py); this is for the rest.
     app.add_middleware(GZipMiddleware, minimum_size=2000, compresslevel=6)
     app.add_middleware(HeadAsGet)
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, max_inflight=settings.max_inflight_body_bytes,
-                       uploads=[LargeBody("/api/tokenizers", settings.max_upload_bytes, "file_too_large",
-                                          f"the tokenizer file is over {settings.max_upload_bytes:,} bytes "
-                                          "(TOKENPRISM_MAX_UPLOAD_BYTES); send a smaller file"),
-                                LargeBody("/tokenizers", settings.max_upload_bytes, "file_too_large",  # the page's form
-                                          f"the tokenizer file is over {settings.max_upload_bytes:,} bytes "
-                                          "(TOKENPRISM_MAX_UPLOAD_BYTES); send a smaller file"),
-                                *training.large_bodies(settings)])
+    app.add_middleware(
+        BodyLimit,
+        max_bytes=settings.max_body_bytes,
+        max_inflight=settings.max_inflight_body_bytes,
+        uploads=[
+            LargeBody(
+                "/api/tokenizers",
+                settings.max_upload_bytes,
+                "file_too_large",
+                f"the tokenizer file is over {settings.max_upload_bytes:,} bytes "
+                "(TOKENPRISM_MAX_UPLOAD_BYTES); send a smaller file",
+            ),
+            LargeBody(
+                "/tokenizers",
+                settings.max_upload_bytes,
+                "file_too_large",  # the page's form
+                f"the tokenizer file is over {settings.max_upload_bytes:,} bytes "
+                "(TOKENPRISM_MAX_UPLOAD_BYTES); send a smaller file",
+            ),
+            *training.large_bodies(settings),
+        ],
+    )
     app.add_middleware(RateLimit, rules=write_rules(settings))  # shares, uploads, training: per client
     app.add_middleware(BodyWatch, timeout_s=settings.body_timeout_s)  # outside the two above: times their drains too
     app.add_middleware(HostCheck, rule=HostRule.from_settings(settings))  # before any body is read: DNS rebinding

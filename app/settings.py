@@ -37,7 +37,11 @@ LIMITS: dict[str, tuple[int | float, int | float, str]] = {
     "max_inflight_body_bytes": (1024, 10_000_000_000, ""),
     "max_upload_bytes": (1024, 1_000_000_000, ""),
     "max_train_bytes": (1_024, 1_000_000_000, ""),
-    "max_train_vocab": (257, 1_048_576, "a vocabulary has the 256 bytes and at least one merge; 1048576 is the most a model has"),
+    "max_train_vocab": (
+        257,
+        1_048_576,
+        "a vocabulary has the 256 bytes and at least one merge; 1048576 is the most a model has",
+    ),
     "train_jobs": (1, 64, ""),
     "train_queue": (0, 10_000, ""),
     "max_share_bytes": (1_024, 100_000_000, ""),
@@ -111,30 +115,32 @@ class Settings(BaseSettings):
         64_000_000, description="request body bytes one process holds at once, over all requests; more get a 503"
     )
     max_share_bytes: int = Field(
-        4_000_000, description="largest view one share stores (its canonical JSON); the default takes any text the pages take"
+        4_000_000,
+        description="largest view one share stores (its canonical JSON); the default takes any text the pages take",
     )
     max_share_store_bytes: int = Field(
-        1_000_000_000, description="bytes all shares together may take in shares.sqlite3 (compressed); then 409 store_full"
+        1_000_000_000,
+        description="bytes all shares together may take in shares.sqlite3 (compressed); then 409 store_full",
     )
     max_upload_vocab: int = Field(
         300_000, description="largest vocabulary (ids) an added tokenizer file may have; the largest shipped is 248,077"
     )
     memory_budget_mb: int = Field(
-        1_024, description="MB that loaded tokenizers, vocabulary indexes and merge lineages may hold in one process; "
-        "past it the least recently used are dropped"
+        1_024,
+        description="MB that loaded tokenizers, vocabulary indexes and merge lineages may hold in one process; "
+        "past it the least recently used are dropped",
     )
     allowed_hosts: str = Field(
-        "", description="comma-separated Host names this server answers (name or name:port; '*' for any); "
+        "",
+        description="comma-separated Host names this server answers (name or name:port; '*' for any); "
         "empty: the loopback names (localhost, 127.0.0.1, ::1) and bind_host; bound to every address "
-        "(0.0.0.0 or ::), also this machine's host name and any IP address (an address cannot be rebound by DNS)"
+        "(0.0.0.0 or ::), also this machine's host name and any IP address (an address cannot be rebound by DNS)",
     )
     bind_host: str = Field(
         "", description="the address the server listens on; `tokenprism serve --host` sets it (empty: loopback only)"
     )
     header_timeout_s: float = Field(10.0, description="longest a client may take to send a request's headers; then 408")
-    body_timeout_s: float = Field(
-        15.0, description="longest a request body may go without a byte arriving; then 408"
-    )
+    body_timeout_s: float = Field(15.0, description="longest a request body may go without a byte arriving; then 408")
     keepalive_timeout_s: float = Field(5.0, description="an idle keep-alive connection is closed after this long")
     shares_per_minute: int = Field(20, description="shares one client (IP address) may store a minute; more get a 429")
     uploads_per_minute: int = Field(
@@ -232,7 +238,9 @@ def _one_line(error: ValidationError, given: set[str]) -> str:
     else:
         problem = f"is refused ({first['msg']})"
     more = len(problems) - 1
-    return f"{name}={_shown(first.get('input'))} {problem}" + (f" (and {more} more bad setting{'s' * (more > 1)})" if more else "")
+    return f"{name}={_shown(first.get('input'))} {problem}" + (
+        f" (and {more} more bad setting{'s' * (more > 1)})" if more else ""
+    )
 
 
 def _shown(value: Any) -> str:

@@ -50,25 +50,48 @@ def huggingface_bpe(pre_tokenizer: dict | None, extra_tokens: int = 0) -> bytes:
         merges.append(f"{a} {b}")
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
     steps = [pre_tokenizer, byte_level] if pre_tokenizer else [byte_level]
-    return json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
-        "pre_tokenizer": {"type": "Sequence", "pretokenizers": steps},
-        "post_processor": None, "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
-                                            "use_regex": False},
-        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-                  "vocab": vocab, "merges": merges},
-    }).encode()
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [],
+            "normalizer": None,
+            "pre_tokenizer": {"type": "Sequence", "pretokenizers": steps},
+            "post_processor": None,
+            "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+            "model": {
+                "type": "BPE",
+                "dropout": None,
+                "unk_token": None,
+                "continuing_subword_prefix": None,
+                "end_of_word_suffix": None,
+                "fuse_unk": False,
+                "byte_fallback": False,
+                "ignore_merges": False,
+                "vocab": vocab,
+                "merges": merges,
+            },
+        }
+    ).encode()
 
 
 def huggingface_wordlevel(count: int) -> bytes:
     """A WordLevel `tokenizer.json` of `count` words (whitespace split, an unknown token)."""
     vocab = {"[UNK]": 0, **{f"w{i}": i + 1 for i in range(count - 1)}}
-    return json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
-        "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None, "decoder": None,
-        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
-    }).encode()
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [],
+            "normalizer": None,
+            "pre_tokenizer": {"type": "Whitespace"},
+            "post_processor": None,
+            "decoder": None,
+            "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
+        }
+    ).encode()
 
 
 def backtracking_split() -> dict:
@@ -78,8 +101,14 @@ def backtracking_split() -> dict:
 
 def multipart(fields: dict[str, str], file: bytes, file_name: str = "tokenizer.bin") -> tuple[bytes, str]:
     boundary = "tokenprism-attack-boundary"
-    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
-             for name, value in fields.items()]
-    parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{file_name}"\r\n'
-                 "Content-Type: application/octet-stream\r\n\r\n".encode() + file + b"\r\n")
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+        for name, value in fields.items()
+    ]
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{file_name}"\r\n'
+        "Content-Type: application/octet-stream\r\n\r\n".encode()
+        + file
+        + b"\r\n"
+    )
     return b"".join(parts) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"

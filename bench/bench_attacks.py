@@ -66,8 +66,9 @@ def memory_cgroup(pid: int) -> Path | None:
         return None
 
 
-def request(base_url: str, method: str, path: str, body: bytes = b"", headers: dict | None = None,
-            timeout: float = 60) -> dict:
+def request(
+    base_url: str, method: str, path: str, body: bytes = b"", headers: dict | None = None, timeout: float = 60
+) -> dict:
     parts = urlsplit(base_url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     started = time.perf_counter()
@@ -83,8 +84,13 @@ def request(base_url: str, method: str, path: str, body: bytes = b"", headers: d
         status, data, code = 0, b"", type(error).__name__
     finally:
         connection.close()
-    return {"status": status, "code": code, "seconds": time.perf_counter() - started, "bytes": len(data),
-            "message": _message(data)}
+    return {
+        "status": status,
+        "code": code,
+        "seconds": time.perf_counter() - started,
+        "bytes": len(data),
+        "message": _message(data),
+    }
 
 
 def _message(data: bytes) -> str:
@@ -101,8 +107,10 @@ def upload(base_url: str, name: str, data: bytes, extra: dict | None = None, hea
 
 def show(results: list, label: str, result: dict) -> None:
     results.append(result)
-    print(f"  {label:<52} {result['status']} {result['code']:<24} {result['seconds']:6.2f} s "
-          f"{result['bytes']:>9,} B  {result['message']}")
+    print(
+        f"  {label:<52} {result['status']} {result['code']:<24} {result['seconds']:6.2f} s "
+        f"{result['bytes']:>9,} B  {result['message']}"
+    )
 
 
 def check_alive(process) -> None:
@@ -172,73 +180,159 @@ def main(argv: list[str] | None = None) -> int:
             monitor.start()
             json_type = {"Content-Type": "application/json"}
             print("1. regex bombs:")
-            show(results, "GET /api/tokenizers/gpt2/vocab regex bomb", request(
-                base_url, "GET", f"/api/tokenizers/gpt2/vocab?mode=regex&q={quote(BOMB)}"))
-            show(results, "GET /tokenizers/gpt2 (page) regex bomb", request(
-                base_url, "GET", f"/tokenizers/gpt2?mode=regex&q={quote(BOMB)}"))
-            show(results, "upload .tiktoken with the bomb as its pattern",
-                 upload(base_url, "bomb", files.tiktoken_ranks(300), {"pattern": BOMB}))
+            show(
+                results,
+                "GET /api/tokenizers/gpt2/vocab regex bomb",
+                request(base_url, "GET", f"/api/tokenizers/gpt2/vocab?mode=regex&q={quote(BOMB)}"),
+            )
+            show(
+                results,
+                "GET /tokenizers/gpt2 (page) regex bomb",
+                request(base_url, "GET", f"/tokenizers/gpt2?mode=regex&q={quote(BOMB)}"),
+            )
+            show(
+                results,
+                "upload .tiktoken with the bomb as its pattern",
+                upload(base_url, "bomb", files.tiktoken_ranks(300), {"pattern": BOMB}),
+            )
             check_alive(process)
-            load = run_wrk(f"{base_url}/api/tokenizers/gpt2/vocab?mode=regex&q={quote(BOMB)}", args.seconds, 64, 2,
-                           "GET", b"", {}, timeout_s=15)
-            print(f"  64 connections x {args.seconds:g} s of regex bombs: {load.requests} answers, "
-                  f"non-2xx {load.non_2xx}, errors {load.errors}, p99 {load.p99_ms:.0f} ms")
+            load = run_wrk(
+                f"{base_url}/api/tokenizers/gpt2/vocab?mode=regex&q={quote(BOMB)}",
+                args.seconds,
+                64,
+                2,
+                "GET",
+                b"",
+                {},
+                timeout_s=15,
+            )
+            print(
+                f"  64 connections x {args.seconds:g} s of regex bombs: {load.requests} answers, "
+                f"non-2xx {load.non_2xx}, errors {load.errors}, p99 {load.p99_ms:.0f} ms"
+            )
             check_alive(process)
             print("2. cross-site writes:")
             small = files.tiktoken_ranks(300)
-            show(results, "upload with Origin: null", upload(base_url, "planted", small, {"pattern": "gpt4"},
-                                                              {"Origin": "null"}))
-            show(results, "DELETE with Origin: null", request(base_url, "DELETE", "/api/tokenizers/planted",
-                                                               headers={"Origin": "null"}))
-            show(results, "upload with Host and Origin evil.example", upload(
-                base_url, "rebound", small, {"pattern": "gpt4"},
-                {"Host": "evil.example:80", "Origin": "http://evil.example:80"}))
+            show(
+                results,
+                "upload with Origin: null",
+                upload(base_url, "planted", small, {"pattern": "gpt4"}, {"Origin": "null"}),
+            )
+            show(
+                results,
+                "DELETE with Origin: null",
+                request(base_url, "DELETE", "/api/tokenizers/planted", headers={"Origin": "null"}),
+            )
+            show(
+                results,
+                "upload with Host and Origin evil.example",
+                upload(
+                    base_url,
+                    "rebound",
+                    small,
+                    {"pattern": "gpt4"},
+                    {"Host": "evil.example:80", "Origin": "http://evil.example:80"},
+                ),
+            )
             check_alive(process)
             print("3. a backtracking pre-tokenizer:")
-            show(results, "upload tokenizer.json with Split (q|qq)+r", upload(
-                base_url, "qq", files.huggingface_bpe(files.backtracking_split(), 100)))
-            show(results, "count 'q' x 40 + ' r' with it", request(
-                base_url, "POST", "/api/count", json.dumps({"text": "q" * 40 + " r", "tokenizers": ["qq"]}).encode(),
-                json_type, timeout=20))
+            show(
+                results,
+                "upload tokenizer.json with Split (q|qq)+r",
+                upload(base_url, "qq", files.huggingface_bpe(files.backtracking_split(), 100)),
+            )
+            show(
+                results,
+                "count 'q' x 40 + ' r' with it",
+                request(
+                    base_url,
+                    "POST",
+                    "/api/count",
+                    json.dumps({"text": "q" * 40 + " r", "tokenizers": ["qq"]}).encode(),
+                    json_type,
+                    timeout=20,
+                ),
+            )
             check_alive(process)
             print("4. two million entries:")
-            for label, name, data in [("WordLevel, 2,000,000 words", "big-words", files.huggingface_wordlevel(2_000_000)),
-                                      ("byte-level BPE, 2,000,000 tokens", "big-bpe", files.huggingface_bpe(None, 2_000_000)),
-                                      (".tiktoken, 2,000,000 ranks", "big-ranks", files.tiktoken_ranks(2_000_000))]:
+            for label, name, data in [
+                ("WordLevel, 2,000,000 words", "big-words", files.huggingface_wordlevel(2_000_000)),
+                ("byte-level BPE, 2,000,000 tokens", "big-bpe", files.huggingface_bpe(None, 2_000_000)),
+                (".tiktoken, 2,000,000 ranks", "big-ranks", files.tiktoken_ranks(2_000_000)),
+            ]:
                 extra = {"pattern": "gpt4"} if name == "big-ranks" else {}
                 show(results, f"upload {label} ({len(data) / 1e6:.0f} MB)", upload(base_url, name, data, extra))
-                show(results, f"count with {name}", request(
-                    base_url, "POST", "/api/count", json.dumps({"text": "hello w1 w2", "tokenizers": [name]}).encode(),
-                    json_type))
-            builtins = ["gpt2", "cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k", "o200k_harmony",
-                        "mistral_v3", "mistral_tekken", "qwen3_6", "deepseek_v4"]
+                show(
+                    results,
+                    f"count with {name}",
+                    request(
+                        base_url,
+                        "POST",
+                        "/api/count",
+                        json.dumps({"text": "hello w1 w2", "tokenizers": [name]}).encode(),
+                        json_type,
+                    ),
+                )
+            builtins = [
+                "gpt2",
+                "cl100k_base",
+                "o200k_base",
+                "mistral_v1",
+                "tokenprism_4k",
+                "o200k_harmony",
+                "mistral_v3",
+                "mistral_tekken",
+                "qwen3_6",
+                "deepseek_v4",
+            ]
             with ThreadPoolExecutor(4) as pool:
-                searched = list(pool.map(lambda n: request(base_url, "GET", f"/api/tokenizers/{n}/vocab?q=the"),
-                                         builtins))
-            print(f"  vocabulary search in all {len(searched)} built-ins: statuses "
-                  f"{sorted({r['status'] for r in searched})}; RSS now {rss_mb(process.pid):.0f} MB")
+                searched = list(
+                    pool.map(lambda n: request(base_url, "GET", f"/api/tokenizers/{n}/vocab?q=the"), builtins)
+                )
+            print(
+                f"  vocabulary search in all {len(searched)} built-ins: statuses "
+                f"{sorted({r['status'] for r in searched})}; RSS now {rss_mb(process.pid):.0f} MB"
+            )
             results.extend(searched)
             check_alive(process)
             print("5. deepseek_v4 on 500,000 CJK characters:")
             before = len(monitor.health_ms)
-            show(results, "POST /api/count deepseek_v4", request(
-                base_url, "POST", "/api/count", json.dumps({"text": cjk(500_000), "tokenizers": ["deepseek_v4"]}).encode(),
-                json_type))
+            show(
+                results,
+                "POST /api/count deepseek_v4",
+                request(
+                    base_url,
+                    "POST",
+                    "/api/count",
+                    json.dumps({"text": cjk(500_000), "tokenizers": ["deepseek_v4"]}).encode(),
+                    json_type,
+                ),
+            )
             during = monitor.health_ms[before:]
             print(f"  slowest /healthz meanwhile: {max(during, default=0):.0f} ms over {len(during)} probes")
             check_alive(process)
             print("6. names and echoes:")
             show(results, "upload named gpt-4o", upload(base_url, "gpt-4o", small, {"pattern": "gpt4"}))
-            show(results, "upload a 30 MB one-line .tiktoken", upload(base_url, "long-line", b"QUFB" * 7_500_000 + b" 0\n",
-                                                                      {"pattern": "gpt4"}))
+            show(
+                results,
+                "upload a 30 MB one-line .tiktoken",
+                upload(base_url, "long-line", b"QUFB" * 7_500_000 + b" 0\n", {"pattern": "gpt4"}),
+            )
             check_alive(process)
             print("7. slow clients (header, body and keep-alive timeouts):")
             host = urlsplit(base_url).netloc
             with ThreadPoolExecutor(3) as pool:
                 trickled = pool.submit(slow_client, base_url, b"GET /healthz HTTP/1.1\r\n", b"X-Slow: " + b"a" * 60, 70)
-                no_body = pool.submit(slow_client, base_url, (
-                    f"POST /api/count HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-                    "Content-Length: 1000000\r\n\r\n").encode(), b"", 70)
+                no_body = pool.submit(
+                    slow_client,
+                    base_url,
+                    (
+                        f"POST /api/count HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                        "Content-Length: 1000000\r\n\r\n"
+                    ).encode(),
+                    b"",
+                    70,
+                )
                 idle = pool.submit(idle_close, base_url, 30)
                 print(f"  headers at 1 byte/s:            {trickled.result()}")
                 print(f"  1 MB declared, none sent:       {no_body.result()}")
@@ -263,11 +357,13 @@ def main(argv: list[str] | None = None) -> int:
                 failures = (group / "memory.failcnt").read_text().strip()
                 group.rmdir()
     server_errors = [r for r in results if r["status"] >= 500 and r["code"] != "server_busy" or r["status"] == 0]
-    print(f"server {'alive' if alive else 'KILLED'} at the end; peak RSS {monitor.peak_mb:.0f} MB"
-          f"{f' (memory limit hit {failures} times)' if group is not None else ''}; /healthz: {len(monitor.health_ms)} "
-          f"probes, p50 {monitor.percentile(50):.1f} ms, p99 {monitor.percentile(99):.1f} ms, "
-          f"max {max(monitor.health_ms, default=0):.1f} ms, failures {monitor.health_failures}; "
-          f"5xx (not 503 server_busy) or no answer: {len(server_errors)}")
+    print(
+        f"server {'alive' if alive else 'KILLED'} at the end; peak RSS {monitor.peak_mb:.0f} MB"
+        f"{f' (memory limit hit {failures} times)' if group is not None else ''}; /healthz: {len(monitor.health_ms)} "
+        f"probes, p50 {monitor.percentile(50):.1f} ms, p99 {monitor.percentile(99):.1f} ms, "
+        f"max {max(monitor.health_ms, default=0):.1f} ms, failures {monitor.health_failures}; "
+        f"5xx (not 503 server_busy) or no answer: {len(server_errors)}"
+    )
     missed = []
     if not alive:
         missed.append("the server was killed")

@@ -58,8 +58,9 @@ def generate(folder: Path, size: int, seed: int = 0) -> None:
     pool = pool_text()
 
     def document() -> str:
-        return "".join(pool[(o := rng.randrange(len(pool) - 9000)) : o + rng.randint(200, 8000)]
-                       for _ in range(rng.randint(1, 4)))
+        return "".join(
+            pool[(o := rng.randrange(len(pool) - 9000)) : o + rng.randint(200, 8000)] for _ in range(rng.randint(1, 4))
+        )
 
     def documents(budget: int):
         while budget > 0:
@@ -89,13 +90,17 @@ def generate(folder: Path, size: int, seed: int = 0) -> None:
 
         (folder / "parquet").mkdir()
         for n, start in enumerate(range(0, len(texts), 4000)):
-            pq.write_table(pa.table({"text": texts[start : start + 4000]}), folder / "parquet" / f"part-{n:03d}.parquet",
-                           row_group_size=1000)
+            pq.write_table(
+                pa.table({"text": texts[start : start + 4000]}),
+                folder / "parquet" / f"part-{n:03d}.parquet",
+                row_group_size=1000,
+            )
     except ImportError:
         (folder / "jsonl" / "no-pyarrow.jsonl").write_text("".join(json.dumps({"text": t}) + "\n" for t in texts))
 
 
 # -- child runs (one per measurement, so that ru_maxrss is that run's) ------------------------
+
 
 def child(kind: str, paths: list[str], names: list[str], workers: int) -> dict:
     from app.corpus import work
@@ -177,15 +182,20 @@ def main() -> None:
             print(f"generated {args.size_mb} MB in {time.perf_counter() - started:.0f} s in {folder}")
         paths = sorted(str(p) for p in folder.iterdir())
         size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-        print(f"corpus: {size / 1e6:.0f} MB on disk, {sum(1 for _ in folder.rglob('*.*')):,} files; "
-              f"CPUs {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} at start")
-        print(f"\n{'run':<44} {'seconds':>8} {'MB/s':>6} {'CPU s':>7} {'MB/CPU s':>8}  {'ran on':<18} "
-              "peak memory (RSS)")
+        print(
+            f"corpus: {size / 1e6:.0f} MB on disk, {sum(1 for _ in folder.rglob('*.*')):,} files; "
+            f"CPUs {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} at start"
+        )
+        print(
+            f"\n{'run':<44} {'seconds':>8} {'MB/s':>6} {'CPU s':>7} {'MB/CPU s':>8}  {'ran on':<18} peak memory (RSS)"
+        )
 
         def show(label: str, run: dict) -> None:
             megabytes = run["bytes"] / 1e6
-            print(f"{label:<44} {run['seconds']:>8.1f} {megabytes / run['seconds']:>6.1f} {run['cpu']:>7.1f} "
-                  f"{megabytes / run['cpu']:>8.2f}  {run['runner']:<18} {memory(run)}")
+            print(
+                f"{label:<44} {run['seconds']:>8.1f} {megabytes / run['seconds']:>6.1f} {run['cpu']:>7.1f} "
+                f"{megabytes / run['cpu']:>8.2f}  {run['runner']:<18} {memory(run)}"
+            )
 
         def best(kind: str, workers: int, runs: list[dict]) -> dict:
             runs.append(measure(kind, paths, ["cl100k_base"], workers))
@@ -212,12 +222,16 @@ def main() -> None:
             quarter += [str(p) for p in entries[: max(1, len(entries) // 4)]]
         small = measure("count", quarter, ["cl100k_base"], 2)
         show("count, 2 workers, a quarter of the corpus", small)
-        print(f"\nspeed-up of 2 workers over 1 (wall time): counting {one['seconds'] / two['seconds']:.2f}x, "
-              f"chunk counting {chunks_one['seconds'] / chunks_two['seconds']:.2f}x; counts and chunk counts "
-              f"equal: yes ({chunks_one['distinct']:,} distinct chunks)")
-        print(f"CPU time of 2 workers against 1 (the cost of splitting; 1.00 = none): counting "
-              f"{two['cpu'] / one['cpu']:.2f}, chunk counting {chunks_two['cpu'] / chunks_one['cpu']:.2f}; "
-              f"load average {os.getloadavg()[0]:.1f} at the end (2 CPUs)")
+        print(
+            f"\nspeed-up of 2 workers over 1 (wall time): counting {one['seconds'] / two['seconds']:.2f}x, "
+            f"chunk counting {chunks_one['seconds'] / chunks_two['seconds']:.2f}x; counts and chunk counts "
+            f"equal: yes ({chunks_one['distinct']:,} distinct chunks)"
+        )
+        print(
+            f"CPU time of 2 workers against 1 (the cost of splitting; 1.00 = none): counting "
+            f"{two['cpu'] / one['cpu']:.2f}, chunk counting {chunks_two['cpu'] / chunks_one['cpu']:.2f}; "
+            f"load average {os.getloadavg()[0]:.1f} at the end (2 CPUs)"
+        )
 
         from app.tokenizers.registry import get_registry
 
@@ -232,11 +246,14 @@ def main() -> None:
         for entry in get_registry().entries():
             if entry.user:
                 continue
-            run = min((measure("count", rate_paths, [entry.name], 1) for _ in range(args.repeat)),
-                      key=lambda r: r["seconds"])
+            run = min(
+                (measure("count", rate_paths, [entry.name], 1) for _ in range(args.repeat)), key=lambda r: r["seconds"]
+            )
             tokens = run["tokens"][entry.name]
-            print(f"{entry.name:<16} {run['bytes'] / 1e6 / run['seconds']:>7.2f} {tokens / run['seconds']:>12,.0f} "
-                  f"{run['bytes'] / 1e6 / run['cpu']:>9.2f} {tokens / run['cpu']:>13,.0f}")
+            print(
+                f"{entry.name:<16} {run['bytes'] / 1e6 / run['seconds']:>7.2f} {tokens / run['seconds']:>12,.0f} "
+                f"{run['bytes'] / 1e6 / run['cpu']:>9.2f} {tokens / run['cpu']:>13,.0f}"
+            )
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)

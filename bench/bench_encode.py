@@ -71,7 +71,12 @@ def main() -> None:
     mb = len(text.encode()) / 1e6
     print(f"text: {mb:.1f} MB, {len(expected):,} tokens; merges recovered from ranks in {load_s:.2f} s")
     print(f"{'encoder':28} {'seconds':>8} {'MB/s':>7} {'vs tiktoken':>12}")
-    rows = [("tiktoken cl100k", tik), ("ours, cold cache", cold), ("ours, warm cache", warm), ("ours, split only", split)]
+    rows = [
+        ("tiktoken cl100k", tik),
+        ("ours, cold cache", cold),
+        ("ours, warm cache", warm),
+        ("ours, split only", split),
+    ]
     for label, seconds in rows:
         print(f"{label:28} {seconds:8.3f} {mb / seconds:7.2f} {seconds / tik:11.2f}x")
     print(f"{'ours, 100,000 letters a':28} {run_s:8.3f}")
@@ -85,10 +90,15 @@ def ascii_fast_path(chars: int, repeat: int) -> None:
     for name, spec in OPENAI_ENCODINGS.items():
         ranks = load_tiktoken_ranks(spec.file)
         ours = AsciiEncoder.for_pattern(spec.pattern, ranks, name)
-        reference = tiktoken.Encoding(name, pat_str=spec.pattern, mergeable_ranks=ranks,
-                                      special_tokens=spec.special_tokens, explicit_n_vocab=spec.explicit_n_vocab)
+        reference = tiktoken.Encoding(
+            name,
+            pat_str=spec.pattern,
+            mergeable_ranks=ranks,
+            special_tokens=spec.special_tokens,
+            explicit_n_vocab=spec.explicit_n_vocab,
+        )
         for size in (1024, 4096, 16384):
-            texts = [source[i:i + size] for i in range(0, len(source) - size + 1, size)]
+            texts = [source[i : i + size] for i in range(0, len(source) - size + 1, size)]
             ours_s = tik_s = float("inf")
             for _ in range(repeat):
                 ours_s = min(ours_s, timed(lambda: [ours.encode(t) for t in texts])[0])

@@ -117,7 +117,9 @@ def post(base_url: str, path: str, body: bytes, content_type: str, htmx: bool = 
 def multipart(fields: list[tuple[str, str]]) -> tuple[bytes, str]:
     """A multipart/form-data body, as the pages' htmx form sends it (text is not percent-encoded)."""
     boundary = "tokenprism-bench-boundary"
-    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n' for name, value in fields]
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n' for name, value in fields
+    ]
     return ("".join(parts) + f"--{boundary}--\r\n").encode("utf-8"), f"multipart/form-data; boundary={boundary}"
 
 
@@ -127,8 +129,10 @@ def acceptable(result: dict) -> bool:
 
 
 def show(label: str, result: dict) -> None:
-    print(f"  {label:<44} {result['status']} {result['code'] or '':<16} {result['seconds']:6.2f} s "
-          f"{result['bytes'] / 1e6:8.2f} MB {'ok' if acceptable(result) else 'MISSED'}")
+    print(
+        f"  {label:<44} {result['status']} {result['code'] or '':<16} {result['seconds']:6.2f} s "
+        f"{result['bytes'] / 1e6:8.2f} MB {'ok' if acceptable(result) else 'MISSED'}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,8 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="tokenprism-hostile-") as data_dir:
         process, base_url = start_server(data_dir)
         try:
-            print(f"server: tokenprism serve, 1 process, pid {process.pid}, {base_url}; "
-                  f"idle RSS {rss_mb(process.pid):.0f} MB")
+            print(
+                f"server: tokenprism serve, 1 process, pid {process.pid}, {base_url}; "
+                f"idle RSS {rss_mb(process.pid):.0f} MB"
+            )
             monitor = Monitor(base_url, process.pid)
             monitor.start()
             form = "application/x-www-form-urlencoded"
@@ -152,9 +158,20 @@ def main(argv: list[str] | None = None) -> int:
             compare_page, compare_kind = multipart([*(("tokenizers", n) for n in names), ("text", big)])
             print("1. one 500,000-character CJK text:")
             for label, path, body, kind, htmx in [
-                ("POST /api/compare (all built-ins)", "/api/compare", json.dumps({"text": big}).encode(), "application/json", False),
-                ("POST /api/tokenize (cl100k_base)", "/api/tokenize",
-                 json.dumps({"tokenizer": "cl100k_base", "text": big}).encode(), "application/json", False),
+                (
+                    "POST /api/compare (all built-ins)",
+                    "/api/compare",
+                    json.dumps({"text": big}).encode(),
+                    "application/json",
+                    False,
+                ),
+                (
+                    "POST /api/tokenize (cl100k_base)",
+                    "/api/tokenize",
+                    json.dumps({"tokenizer": "cl100k_base", "text": big}).encode(),
+                    "application/json",
+                    False,
+                ),
                 ("playground fragment (o200k_base)", "/", page, page_kind, True),
                 ("comparison fragment (5 tokenizers)", "/compare", compare_page, compare_kind, True),
             ]:
@@ -163,17 +180,23 @@ def main(argv: list[str] | None = None) -> int:
                 results.append(result)
             print(f"   after part 1: peak RSS {monitor.peak_mb:.0f} MB")
             print("2. 20 concurrent 400,000-character POST /api/tokenize (10 CJK, 10 prose):")
-            bodies = [json.dumps({"tokenizer": name, "text": cjk(400_000) if i % 2 else prose}).encode()
-                      for i, name in enumerate(["cl100k_base", "o200k_base", "gpt2", "mistral_v1", "tokenprism_4k"] * 4)]
+            bodies = [
+                json.dumps({"tokenizer": name, "text": cjk(400_000) if i % 2 else prose}).encode()
+                for i, name in enumerate(["cl100k_base", "o200k_base", "gpt2", "mistral_v1", "tokenprism_4k"] * 4)
+            ]
             with ThreadPoolExecutor(20) as clients:
-                burst = list(clients.map(lambda body: post(base_url, "/api/tokenize", body, "application/json"), bodies))
+                burst = list(
+                    clients.map(lambda body: post(base_url, "/api/tokenize", body, "application/json"), bodies)
+                )
             for result in burst:
                 results.append(result)
             statuses = {}
             for result in burst:
                 statuses[(result["status"], result["code"])] = statuses.get((result["status"], result["code"]), 0) + 1
-            print(f"   answers: {', '.join(f'{n} x {s} {c}'.strip() for (s, c), n in sorted(statuses.items()))}; "
-                  f"slowest {max(r['seconds'] for r in burst):.2f} s; all in shape and time: {all(map(acceptable, burst))}")
+            print(
+                f"   answers: {', '.join(f'{n} x {s} {c}'.strip() for (s, c), n in sorted(statuses.items()))}; "
+                f"slowest {max(r['seconds'] for r in burst):.2f} s; all in shape and time: {all(map(acceptable, burst))}"
+            )
             print(f"   after part 2: peak RSS {monitor.peak_mb:.0f} MB")
             print(f"3. playground fragment, {len(fragment_text):,} characters (cl100k_base):")
             fragment = urlencode({"tokenizer": "cl100k_base", "text": fragment_text}).encode()
@@ -181,18 +204,24 @@ def main(argv: list[str] | None = None) -> int:
             one = run_wrk(f"{base_url}/", args.seconds, 1, 1, "POST", fragment, headers)
             many = run_wrk(f"{base_url}/", args.seconds, 64, 2, "POST", fragment, headers, timeout_s=int(LIMIT_S))
             ratio = many.rps / one.rps if one.rps else 0.0
-            print(f"   1 client:        {one.rps:7.1f} req/s  p50 {one.p50_ms:7.1f} ms  p99 {one.p99_ms:7.1f} ms  "
-                  f"non-2xx {one.non_2xx}  errors {one.errors}")
-            print(f"   64 connections:  {many.rps:7.1f} req/s  p50 {many.p50_ms:7.1f} ms  p99 {many.p99_ms:7.1f} ms  "
-                  f"max {many.max_ms:7.1f} ms  non-2xx {many.non_2xx}  errors {many.errors}")
+            print(
+                f"   1 client:        {one.rps:7.1f} req/s  p50 {one.p50_ms:7.1f} ms  p99 {one.p99_ms:7.1f} ms  "
+                f"non-2xx {one.non_2xx}  errors {one.errors}"
+            )
+            print(
+                f"   64 connections:  {many.rps:7.1f} req/s  p50 {many.p50_ms:7.1f} ms  p99 {many.p99_ms:7.1f} ms  "
+                f"max {many.max_ms:7.1f} ms  non-2xx {many.non_2xx}  errors {many.errors}"
+            )
             print(f"   ratio 64 connections / 1 client: {ratio:.2f}x")
             monitor.stopping.set()
             monitor.join()
         finally:
             stop_server(process)
-    print(f"server peak RSS {monitor.peak_mb:.0f} MB; /healthz during the run: {len(monitor.health_ms)} probes, "
-          f"p50 {monitor.percentile(50):.1f} ms, p99 {monitor.percentile(99):.1f} ms, max {max(monitor.health_ms):.1f} ms, "
-          f"failures {monitor.health_failures}")
+    print(
+        f"server peak RSS {monitor.peak_mb:.0f} MB; /healthz during the run: {len(monitor.health_ms)} probes, "
+        f"p50 {monitor.percentile(50):.1f} ms, p99 {monitor.percentile(99):.1f} ms, max {max(monitor.health_ms):.1f} ms, "
+        f"failures {monitor.health_failures}"
+    )
     missed = []
     if monitor.peak_mb >= 1024:
         missed.append("peak RSS >= 1 GB")

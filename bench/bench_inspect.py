@@ -73,8 +73,10 @@ def bench_same_in(registry) -> None:
         print(f"  {name:<15} {len(found.index):>8,} tokens: load {load_s:5.2f} s, index {index_s:5.2f} s")
     found = inspected(registry.get(first))
     lookup_s, answer = timed(lambda: same_in(registry, found, found.index.exact(b" the", False)[0]))
-    print(f"  total: load {load_total:.2f} s + index {index_total:.2f} s + the lookup itself {ms(lookup_s)} "
-          f"(found in {sum(v is not None for v in answer.values())} of {len(answer)})")
+    print(
+        f"  total: load {load_total:.2f} s + index {index_total:.2f} s + the lookup itself {ms(lookup_s)} "
+        f"(found in {sum(v is not None for v in answer.values())} of {len(answer)})"
+    )
 
 
 def bench_search(found, queries: int, rng: random.Random) -> None:
@@ -130,8 +132,10 @@ def bench_trees(found, label: str, chosen: list[int], repeat: int = 3) -> None:
     ours = [timed(lambda: merge_tree(found, token_id), repeat)[0] for token_id in chosen]
     naive = [timed(lambda: naive_tree(ranks, index.bytes_of(token_id)), repeat)[0] for token_id in chosen]
     print(f"merge tree, {label}, {len(chosen)} tokens: ours {summary(ours)}")
-    print(f"  naive (Python BPE on every node's bytes): {summary(naive)}; "
-          f"ratio of medians {statistics.median(naive) / statistics.median(ours):.1f}x, of maxima {max(naive) / max(ours):.1f}x")
+    print(
+        f"  naive (Python BPE on every node's bytes): {summary(naive)}; "
+        f"ratio of medians {statistics.median(naive) / statistics.median(ours):.1f}x, of maxima {max(naive) / max(ours):.1f}x"
+    )
 
 
 def regular_ids(found) -> list[int]:
@@ -158,8 +162,10 @@ def first_call(run) -> tuple[float, float]:
 def bench_every_tree(registry, sample: int, rng: random.Random) -> None:
     """Each built-in: its lineage, then cold trees of its 200 longest tokens and `sample` random ones."""
     print(f"\nmerge trees of every built-in, cold (first call), 200 longest + {sample} random tokens each:")
-    print(f"  {'tokenizer':<15} {'lineage':>9} {'trees':>6} {'median':>9} {'p95':>9} {'worst, wall':>12} "
-          f"{'worst, CPU':>11}  slowest token (CPU)")
+    print(
+        f"  {'tokenizer':<15} {'lineage':>9} {'trees':>6} {'median':>9} {'p95':>9} {'worst, wall':>12} "
+        f"{'worst, CPU':>11}  slowest token (CPU)"
+    )
     worst_wall, worst_cpu = (0.0, "", 0, 0.0), (0.0, "", 0)
     for entry in [entry for entry in registry.entries() if not entry.user]:
         found = inspected(registry.get(entry.name))
@@ -172,19 +178,25 @@ def bench_every_tree(registry, sample: int, rng: random.Random) -> None:
         wall_s, wall_cpu_s, wall_id = max(times)
         _, cpu_s, cpu_id = max(times, key=lambda t: t[1])
         p95 = walls[min(len(walls) - 1, int(0.95 * len(walls)))]
-        print(f"  {entry.name:<15} {lineage_s:7.2f} s {len(chosen):>6} {ms(statistics.median(walls)):>9} {ms(p95):>9} "
-              f"{ms(wall_s):>12} {ms(cpu_s):>11}  id {cpu_id} ({len(found.index.bytes_of(cpu_id))} bytes, "
-              f"{tree_size(merge_tree(found, cpu_id))} nodes)")
+        print(
+            f"  {entry.name:<15} {lineage_s:7.2f} s {len(chosen):>6} {ms(statistics.median(walls)):>9} {ms(p95):>9} "
+            f"{ms(wall_s):>12} {ms(cpu_s):>11}  id {cpu_id} ({len(found.index.bytes_of(cpu_id))} bytes, "
+            f"{tree_size(merge_tree(found, cpu_id))} nodes)"
+        )
         recovered = getattr(lineage, "_recovered", None)
         if recovered is not None and recovered < len(lineage._rank_ids):
-            print(f"  {'':<15} (the C pass recovers {recovered - 256:,} merges of {len(lineage._rank_ids) - 256:,}; "
-                  "the rest are worked out when the lineage is built)")
+            print(
+                f"  {'':<15} (the C pass recovers {recovered - 256:,} merges of {len(lineage._rank_ids) - 256:,}; "
+                "the rest are worked out when the lineage is built)"
+            )
         worst_wall = max(worst_wall, (wall_s, entry.name, wall_id, wall_cpu_s))
         worst_cpu = max(worst_cpu, (cpu_s, entry.name, cpu_id))
     verdict = "YES" if worst_cpu[0] * 1000 < TARGET_MS else "NO"
-    print(f"every tree under {TARGET_MS:g} ms, cold included: {verdict} (the most CPU: {worst_cpu[1]} id "
-          f"{worst_cpu[2]}, {ms(worst_cpu[0])}; the longest wall time: {worst_wall[1]} id {worst_wall[2]}, "
-          f"{ms(worst_wall[0])}, of which {ms(worst_wall[3])} CPU)")
+    print(
+        f"every tree under {TARGET_MS:g} ms, cold included: {verdict} (the most CPU: {worst_cpu[1]} id "
+        f"{worst_cpu[2]}, {ms(worst_cpu[0])}; the longest wall time: {worst_wall[1]} id {worst_wall[2]}, "
+        f"{ms(worst_wall[0])}, of which {ms(worst_wall[3])} CPU)"
+    )
 
 
 def main() -> None:
@@ -203,8 +215,10 @@ def main() -> None:
         build_s, _ = timed(lambda: VocabIndex(tokenizer))
         tables_s, _ = timed(lambda: found.index.substring(b"ab"))
         stats_s, _ = timed(lambda: found.index.stats)
-        print(f"\no200k_base, {len(found.index):,} tokens: index {build_s:.2f} s, search tables {tables_s:.2f} s, "
-              f"stats {stats_s:.2f} s (each once per tokenizer)")
+        print(
+            f"\no200k_base, {len(found.index):,} tokens: index {build_s:.2f} s, search tables {tables_s:.2f} s, "
+            f"stats {stats_s:.2f} s (each once per tokenizer)"
+        )
         bench_search(found, args.queries, rng)
         pool = regular_ids(found)
         bench_trees(found, "o200k_base, random", rng.sample(pool, min(args.trees, len(pool))))

@@ -65,8 +65,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="wrk run per endpoint (default 10)")
     parser.add_argument("--requests", type=int, default=200, help="sequential requests per path in part 2")
-    parser.add_argument("--rounds", type=int, default=5, help="alternating wrk rounds in part 1 (default 5); "
-                        "this machine's figures vary run to run, so the target is judged on the median ratio")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="alternating wrk rounds in part 1 (default 5); "
+        "this machine's figures vary run to run, so the target is judged on the median ratio",
+    )
     args = parser.parse_args(argv)
     if not 0 < args.seconds <= 120 or not 1 <= args.requests <= 10_000 or not 1 <= args.rounds <= 20:
         parser.error("keep --seconds in (0, 120], --requests in [1, 10000] and --rounds in [1, 20]")
@@ -85,31 +90,46 @@ def main(argv: list[str] | None = None) -> int:
                 healthz = run_wrk(f"{base_url}/healthz", args.seconds, 32, 2)
                 count = run_wrk(f"{base_url}/api/count", args.seconds, 32, 2, "POST", count_body, json_headers)
                 for label, result in (("GET /healthz", healthz), ("POST /api/count, 1 KB", count)):
-                    print(f"   {round_number}. {label:<24} {result.rps:8.0f} req/s  p50 {result.p50_ms:6.2f} ms  "
-                          f"p99 {result.p99_ms:6.2f} ms  non-2xx {result.non_2xx}  errors {result.errors}")
+                    print(
+                        f"   {round_number}. {label:<24} {result.rps:8.0f} req/s  p50 {result.p50_ms:6.2f} ms  "
+                        f"p99 {result.p99_ms:6.2f} ms  non-2xx {result.non_2xx}  errors {result.errors}"
+                    )
                 ratios.append(count.rps / healthz.rps if healthz.rps else 0.0)
                 if count.non_2xx or count.errors:
                     missed.append("count errors")
             ratio = statistics.median(ratios)
-            print(f"   ratio /api/count / /healthz requests/s: {', '.join(f'{r:.2f}' for r in ratios)}; "
-                  f"median {ratio:.2f}x (target >= 0.5)")
+            print(
+                f"   ratio /api/count / /healthz requests/s: {', '.join(f'{r:.2f}' for r in ratios)}; "
+                f"median {ratio:.2f}x (target >= 0.5)"
+            )
             if ratio < 0.5:
                 missed.append("count ratio")
             print(f"2. {len(text4k):,} characters, {args.requests} requests each, one after another")
             fragment, tokenize = [], []
             for _ in range(0, args.requests, 10):  # in turns of 10, so that a slow spell of the VM hits both
                 fragment += server_times(
-                    base_url, "/", urlencode({"tokenizer": "cl100k_base", "text": text4k}).encode(),
-                    {"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true", "Accept-Encoding": "gzip"},
+                    base_url,
+                    "/",
+                    urlencode({"tokenizer": "cl100k_base", "text": text4k}).encode(),
+                    {
+                        "Content-Type": "application/x-www-form-urlencoded",
+                        "HX-Request": "true",
+                        "Accept-Encoding": "gzip",
+                    },
                     10,
                 )
                 tokenize += server_times(
-                    base_url, "/api/tokenize", json.dumps({"tokenizer": "cl100k_base", "text": text4k}).encode(),
-                    {**json_headers, "Accept-Encoding": "gzip"}, 10,
+                    base_url,
+                    "/api/tokenize",
+                    json.dumps({"tokenizer": "cl100k_base", "text": text4k}).encode(),
+                    {**json_headers, "Accept-Encoding": "gzip"},
+                    10,
                 )
             for label, times in (("playground fragment", fragment), ("POST /api/tokenize", tokenize)):
-                print(f"   {label:<24} median server time {statistics.median(times):6.2f} ms  "
-                      f"(p90 {sorted(times)[int(0.9 * len(times))]:.2f} ms)")
+                print(
+                    f"   {label:<24} median server time {statistics.median(times):6.2f} ms  "
+                    f"(p90 {sorted(times)[int(0.9 * len(times))]:.2f} ms)"
+                )
             cost = statistics.median(fragment) / statistics.median(tokenize)
             print(f"   ratio fragment / tokenize: {cost:.2f}x (target <= 3)")
             if cost > 3:

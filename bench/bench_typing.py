@@ -119,7 +119,9 @@ def main() -> int:
             for number in range(1, args.runs + 1):
                 run = one_run(page, base_url, text, typed, args.step_ms)
                 runs.append(run)
-                print(f"{number:>4} {run['redraws']:>8} {run['dom_ms']:>8.0f} ms {run['frame_ms']:>10.0f} ms {run['pace_ms']:>5.0f} ms")
+                print(
+                    f"{number:>4} {run['redraws']:>8} {run['dom_ms']:>8.0f} ms {run['frame_ms']:>10.0f} ms {run['pace_ms']:>5.0f} ms"
+                )
             browser.close()
     finally:
         stop_server(process)
@@ -127,8 +129,10 @@ def main() -> int:
     dom = statistics.median(run["dom_ms"] for run in runs)
     frame = statistics.median(run["frame_ms"] for run in runs)
     print(f"load average (1 min) {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the end")
-    print(f"median: {redraws:g} redraws while typing (target >= {TARGET_REDRAWS}); "
-          f"last key to the newest tokens {dom:.0f} ms in the DOM, {frame:.0f} ms at the next frame (target <= {TARGET_MS:.0f})")
+    print(
+        f"median: {redraws:g} redraws while typing (target >= {TARGET_REDRAWS}); "
+        f"last key to the newest tokens {dom:.0f} ms in the DOM, {frame:.0f} ms at the next frame (target <= {TARGET_MS:.0f})"
+    )
     return 0 if redraws >= TARGET_REDRAWS and frame <= TARGET_MS else 1
 
 

@@ -29,8 +29,29 @@ def stdlib_documents(chars: int) -> list[str]:
 
 def unicode_text(chars: int, seed: int = 0) -> str:
     rnd = random.Random(seed)
-    words = ["안녕하세요", "토큰화", "日本語", "の", "文章", "Ελληνικά", "русский", "текст", "العربية", "café",
-             "naïve", "😀", "👍🏽", "🎉", "中文", "ÆØÅ", "\r\n", "\t", "  ", "123", "4.5"]
+    words = [
+        "안녕하세요",
+        "토큰화",
+        "日本語",
+        "の",
+        "文章",
+        "Ελληνικά",
+        "русский",
+        "текст",
+        "العربية",
+        "café",
+        "naïve",
+        "😀",
+        "👍🏽",
+        "🎉",
+        "中文",
+        "ÆØÅ",
+        "\r\n",
+        "\t",
+        "  ",
+        "123",
+        "4.5",
+    ]
     parts, size = [], 0
     while size < chars:
         word = rnd.choice(words)

@@ -58,8 +58,16 @@ def wrk_path() -> str:
     return path
 
 
-def run_wrk(url: str, seconds: float, connections: int, threads: int = 1, method: str = "GET",
-            body: bytes | None = None, headers: dict[str, str] | None = None, timeout_s: int = 20) -> WrkResult:
+def run_wrk(
+    url: str,
+    seconds: float,
+    connections: int,
+    threads: int = 1,
+    method: str = "GET",
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+    timeout_s: int = 20,
+) -> WrkResult:
     if urlsplit(url).hostname not in ("127.0.0.1", "localhost", "::1"):
         raise ValueError(f"{url}: benches only load this machine's loopback")
     with tempfile.TemporaryDirectory(prefix="tokenprism-wrk-") as scratch:
@@ -75,13 +83,21 @@ def run_wrk(url: str, seconds: float, connections: int, threads: int = 1, method
             "TP_HEADERS": "\n".join(f"{k}: {v}" for k, v in (headers or {}).items()),
             "PATH": "/usr/bin:/bin",
         }
-        command = [wrk_path(), f"-t{max(1, min(threads, connections))}", f"-c{connections}", f"-d{seconds:g}s",
-                   f"--timeout={timeout_s}s", "-s", str(script), url]
+        command = [
+            wrk_path(),
+            f"-t{max(1, min(threads, connections))}",
+            f"-c{connections}",
+            f"-d{seconds:g}s",
+            f"--timeout={timeout_s}s",
+            "-s",
+            str(script),
+            url,
+        ]
         output = subprocess.run(command, env=env, capture_output=True, text=True, timeout=seconds + timeout_s + 30)
     line = next((line for line in output.stdout.splitlines() if line.startswith("TP_RESULT ")), None)
     if line is None:
         raise RuntimeError(f"wrk printed no result:\n{output.stdout}\n{output.stderr}")
-    data = json.loads(line[len("TP_RESULT "):])
+    data = json.loads(line[len("TP_RESULT ") :])
     return WrkResult(
         requests=data["requests"],
         seconds=data["duration_us"] / 1e6,

@@ -28,8 +28,9 @@ def train(kind: str) -> Tokenizer:
         library = Tokenizer(models.BPE())
         library.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
         library.decoder = decoders.ByteLevel()
-        trainer = trainers.BpeTrainer(vocab_size=700, special_tokens=SPECIALS,
-                                      initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+        trainer = trainers.BpeTrainer(
+            vocab_size=700, special_tokens=SPECIALS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+        )
     elif kind == "wordpiece":
         library = Tokenizer(models.WordPiece(unk_token="[UNK]"))
         library.normalizer = normalizers.BertNormalizer(lowercase=True, strip_accents=True)
@@ -45,8 +46,9 @@ def train(kind: str) -> Tokenizer:
     else:  # Llama 2's tokenizer.json recipe: prepend ▁, spaces as ▁, <0xNN> pieces in the vocabulary
         library = Tokenizer(models.BPE(byte_fallback=True))
         library.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
-        library.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(),
-                                             decoders.Strip(" ", 1, 0)])
+        library.decoder = decoders.Sequence(
+            [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(" ", 1, 0)]
+        )
         trainer = trainers.BpeTrainer(vocab_size=700, special_tokens=["<unk>", *SPECIALS])
     library.train_from_iterator(corpus, trainer)
     if kind == "llama":

@@ -32,14 +32,30 @@ import tiktoken
 ROOT = Path(__file__).resolve().parent.parent
 TOKENIZER_DIR = ROOT / "tokenizers"
 _BLOB_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
-_FILES = {"r50k_base": "r50k_base.tiktoken.gz", "cl100k_base": "cl100k_base.tiktoken.gz", "o200k_base": "o200k_base.tiktoken.gz"}
+_FILES = {
+    "r50k_base": "r50k_base.tiktoken.gz",
+    "cl100k_base": "cl100k_base.tiktoken.gz",
+    "o200k_base": "o200k_base.tiktoken.gz",
+}
 BUILTIN_NAMES = [
-    "gpt2", "cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k",
-    "o200k_harmony", "mistral_v3", "mistral_tekken", "qwen3_6", "deepseek_v4",
-    "llama3", "llama4",
+    "gpt2",
+    "cl100k_base",
+    "o200k_base",
+    "mistral_v1",
+    "tokenprism_4k",
+    "o200k_harmony",
+    "mistral_v3",
+    "mistral_tekken",
+    "qwen3_6",
+    "deepseek_v4",
+    "llama3",
+    "llama4",
 ]  # in registration order
 TIKTOKEN_NAMES = {
-    "gpt2": "r50k_base", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base", "o200k_harmony": "o200k_harmony",
+    "gpt2": "r50k_base",
+    "cl100k_base": "cl100k_base",
+    "o200k_base": "o200k_base",
+    "o200k_harmony": "o200k_harmony",
 }
 HUGGINGFACE_FILES = {"deepseek_v4": "deepseek_v4.tokenizer.json.gz"}
 SENTENCEPIECE_FILES = {"mistral_v1": "mistral-7b-v0.1.model", "mistral_v3": "mistral-7b-v0.3.model"}
@@ -118,7 +134,9 @@ def reference_ids(our_name: str, text: str, allow_special: bool = False) -> list
     if our_name in HUGGINGFACE_FILES:
         return huggingface_reference(our_name, allow_special).encode(text, add_special_tokens=False).ids
     if our_name in ("llama3", "llama4"):
-        return llama_reference(our_name).encode(text, bos=False, eos=False, allowed_special="all" if allow_special else None)
+        return llama_reference(our_name).encode(
+            text, bos=False, eos=False, allowed_special="all" if allow_special else None
+        )
     if our_name == "qwen3_6":
         if allow_special:
             return qwen_reference().encode(text, allowed_special="all")
@@ -150,14 +168,18 @@ def stdlib_texts(count: int = 12, max_chars: int = 30_000) -> list[tuple[str, st
 
     files = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))
     step = max(1, len(files) // count)
-    return [(path.name, path.read_text(encoding="utf-8", errors="replace")[:max_chars]) for path in files[::step][:count]]
+    return [
+        (path.name, path.read_text(encoding="utf-8", errors="replace")[:max_chars]) for path in files[::step][:count]
+    ]
 
 
 @lru_cache(maxsize=1)
 def harmony_reference():
     """openai-harmony's gpt-oss encoding, reading our o200k_base file offline (TIKTOKEN_ENCODINGS_BASE)."""
     folder = Path(tempfile.mkdtemp(prefix="harmony-"))
-    (folder / "o200k_base.tiktoken").write_bytes(gzip.decompress((TOKENIZER_DIR / "o200k_base.tiktoken.gz").read_bytes()))
+    (folder / "o200k_base.tiktoken").write_bytes(
+        gzip.decompress((TOKENIZER_DIR / "o200k_base.tiktoken.gz").read_bytes())
+    )
     os.environ["TIKTOKEN_ENCODINGS_BASE"] = str(folder)
     from openai_harmony import HarmonyEncodingName, load_harmony_encoding
 
@@ -170,9 +192,12 @@ def harmony_ids(messages) -> list[int]:
     from openai_harmony import Author, Conversation, Message, Role
 
     rows = [m if isinstance(m, dict) else {"role": m.role, "content": m.content, "name": m.name} for m in messages]
-    conversation = Conversation.from_messages([
-        Message.from_author_and_content(Author.new(Role(row["role"]), row.get("name")), row["content"]) for row in rows
-    ])
+    conversation = Conversation.from_messages(
+        [
+            Message.from_author_and_content(Author.new(Role(row["role"]), row.get("name")), row["content"])
+            for row in rows
+        ]
+    )
     return harmony_reference().render_conversation_for_completion(conversation, Role.ASSISTANT)
 
 
@@ -252,5 +277,8 @@ def llama_chat_ids(our_name: str, messages) -> list[int]:
     from llama_models.datatypes import RawMessage
 
     rows = [m if isinstance(m, dict) else {"role": m.role, "content": m.content} for m in messages]
-    return llama_chat_reference(our_name).encode_dialog_prompt(
-        [RawMessage(role=row["role"], content=row["content"]) for row in rows]).tokens
+    return (
+        llama_chat_reference(our_name)
+        .encode_dialog_prompt([RawMessage(role=row["role"], content=row["content"]) for row in rows])
+        .tokens
+    )

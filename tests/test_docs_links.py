@@ -45,8 +45,7 @@ def anchors(page: Path) -> set[str]:
 
 
 def links(page: Path) -> list[str]:
-    return [target for target in LINK.findall(prose(page.read_text(encoding="utf-8")))
-            if not EXTERNAL.match(target)]
+    return [target for target in LINK.findall(prose(page.read_text(encoding="utf-8"))) if not EXTERNAL.match(target)]
 
 
 CASES = [(page, target) for page in [README, *PAGES] for target in links(page)]
@@ -78,6 +77,16 @@ def test_the_readme_fits_in_two_screens():
 
 def test_the_first_screen_says_how_to_run_it_and_where_to_read_more():
     first_screen = "\n".join(README.read_text(encoding="utf-8").splitlines()[:FIRST_SCREEN_LINES])
-    for needed in ("make run", "make test", "Python 3.11", "Node.js", "npm", "HOST=", "PORT=",
-                   "TOKENPRISM_DATA_DIR", "127.0.0.1:8000", "](docs/"):
+    for needed in (
+        "make run",
+        "make test",
+        "Python 3.11",
+        "Node.js",
+        "npm",
+        "HOST=",
+        "PORT=",
+        "TOKENPRISM_DATA_DIR",
+        "127.0.0.1:8000",
+        "](docs/",
+    ):
         assert needed in first_screen, f"the first {FIRST_SCREEN_LINES} lines of README.md do not say {needed}"

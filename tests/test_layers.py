@@ -13,27 +13,45 @@ APP = Path(__file__).resolve().parent.parent / "app"
 
 FLOORS = [
     # 0: what everything may use
-    ("app.errors", 0), ("app.settings", 0), ("app.sqlite_wal", 0), ("app.pricing.money", 0),
+    ("app.errors", 0),
+    ("app.settings", 0),
+    ("app.sqlite_wal", 0),
+    ("app.pricing.money", 0),
     # 1: running untrusted work in a child process
     ("app.sandbox", 1),
     # 2: the engine's own types and files
-    ("app.tokenizers.tokens", 2), ("app.tokenizers.base", 2), ("app.tokenizers.chunks", 2),
-    ("app.tokenizers.files", 2), ("app.tokenizers.package_list", 2), ("app.tokenizers.openai_encodings", 2),
-    ("app.tokenizers.models", 2), ("app.tokenizers.scripts", 2), ("app.tokenizers.budget", 2),
+    ("app.tokenizers.tokens", 2),
+    ("app.tokenizers.base", 2),
+    ("app.tokenizers.chunks", 2),
+    ("app.tokenizers.files", 2),
+    ("app.tokenizers.package_list", 2),
+    ("app.tokenizers.openai_encodings", 2),
+    ("app.tokenizers.models", 2),
+    ("app.tokenizers.scripts", 2),
+    ("app.tokenizers.budget", 2),
     # 3: the tokenizer kinds: our BPE and the backends over the reference libraries
-    ("app.bpe", 3), ("app.backends", 3),
+    ("app.bpe", 3),
+    ("app.backends", 3),
     # 4: chat formats, over any Tokenizer
     ("app.chat", 4),
     # 5: the registry of tokenizers (built-ins, trained and added files) and what reads backends whole
     ("app.tokenizers", 5),
     # 6: the features over tokenizers
-    ("app.inspect", 6), ("app.pricing", 6), ("app.corpus", 6), ("app.jobs", 6), ("app.shares", 6),
+    ("app.inspect", 6),
+    ("app.pricing", 6),
+    ("app.corpus", 6),
+    ("app.jobs", 6),
+    ("app.shares", 6),
     # 7: the web edge (HTTP hardening, no pages) and the work pool the edge hands client drops to
-    ("app.web.edge", 7), ("app.web.pool", 7),
+    ("app.web.edge", 7),
+    ("app.web.pool", 7),
     # 8: the web: services, API and pages
     ("app.web", 8),
     # 9: the entry points
-    ("app.cli", 9), ("app.main", 9), ("app.local_server", 9), ("app", 9),
+    ("app.cli", 9),
+    ("app.main", 9),
+    ("app.local_server", 9),
+    ("app", 9),
 ]
 
 
@@ -88,8 +106,9 @@ def loaded_by(module: str) -> set[str]:
 
 
 def floor_of(module: str) -> int | None:
-    best = max((prefix for prefix, _ in FLOORS if module == prefix or module.startswith(prefix + ".")),
-               key=len, default=None)
+    best = max(
+        (prefix for prefix, _ in FLOORS if module == prefix or module.startswith(prefix + ".")), key=len, default=None
+    )
     return None if best is None else dict(FLOORS)[best]
 
 
@@ -98,9 +117,12 @@ def test_every_module_has_a_floor():
 
 
 def test_no_module_imports_from_a_floor_above_it():
-    upward = [f"{module} (floor {floor_of(module)}) imports {other} (floor {floor_of(other)})"
-              for module in sorted(GRAPH) for other in sorted(loaded_by(module))
-              if floor_of(other) > floor_of(module)]
+    upward = [
+        f"{module} (floor {floor_of(module)}) imports {other} (floor {floor_of(other)})"
+        for module in sorted(GRAPH)
+        for other in sorted(loaded_by(module))
+        if floor_of(other) > floor_of(module)
+    ]
     assert upward == []
 
 
@@ -165,9 +187,13 @@ def foreign_private_reads(module: str) -> list[str]:
     own = {"self", "cls"} | {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
     found = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
-                and node.attr not in NAMEDTUPLE_AND_OS
-                and not (isinstance(node.value, ast.Name) and node.value.id in own)):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and node.attr not in NAMEDTUPLE_AND_OS
+            and not (isinstance(node.value, ast.Name) and node.value.id in own)
+        ):
             found.append(f"{module}:{node.lineno} .{node.attr}")
     return found
 

@@ -53,9 +53,14 @@ def test_numbers_out_of_range_name_the_variable_value_and_range(field, monkeypat
 
 # max_inflight_body_bytes must hold one body of max_body_bytes: test each bound with a partner that allows it.
 _MOST_INFLIGHT = ("max_inflight_body_bytes", LIMITS["max_inflight_body_bytes"][1])
-PARTNERS = {"max_body_bytes": [_MOST_INFLIGHT], "max_upload_bytes": [_MOST_INFLIGHT],
-            "max_inflight_body_bytes": [("max_body_bytes", LIMITS["max_body_bytes"][0]),
-                                        ("max_upload_bytes", LIMITS["max_upload_bytes"][0])]}
+PARTNERS = {
+    "max_body_bytes": [_MOST_INFLIGHT],
+    "max_upload_bytes": [_MOST_INFLIGHT],
+    "max_inflight_body_bytes": [
+        ("max_body_bytes", LIMITS["max_body_bytes"][0]),
+        ("max_upload_bytes", LIMITS["max_upload_bytes"][0]),
+    ],
+}
 
 
 @pytest.mark.parametrize("field", NUMERIC)
@@ -120,7 +125,9 @@ def test_several_bad_values_still_give_one_line(monkeypatch):
 
 def test_tokenizer_dir_must_hold_the_manifest(monkeypatch, tmp_path):
     line = refusal(monkeypatch, tokenizer_dir="/no/such/tokenprism-dir")
-    assert line.startswith("TOKENPRISM_TOKENIZER_DIR=/no/such/tokenprism-dir does not exist; ") and "MANIFEST.tsv" in line
+    assert (
+        line.startswith("TOKENPRISM_TOKENIZER_DIR=/no/such/tokenprism-dir does not exist; ") and "MANIFEST.tsv" in line
+    )
     line = refusal(monkeypatch, tokenizer_dir=str(tmp_path))
     assert line.startswith(f"TOKENPRISM_TOKENIZER_DIR={tmp_path} has no MANIFEST.tsv; ")
     (tmp_path / "file").write_text("x")

@@ -13,7 +13,14 @@ APP = TESTS.parent / "app"
 # pages in Chromium, and the hooks a test child process loads (no tests of its own).
 ACROSS = {"engine", "api", "browser", "hooks"}
 # Checks of the project as a whole (app/settings.py against docs/, the docs' own links).
-TOP_LEVEL = {"test_docs_links.py", "test_layers.py", "test_notices.py", "test_settings.py", "test_settings_documented.py", "test_test_layout.py"}
+TOP_LEVEL = {
+    "test_docs_links.py",
+    "test_layers.py",
+    "test_notices.py",
+    "test_settings.py",
+    "test_settings_documented.py",
+    "test_test_layout.py",
+}
 
 
 def test_every_test_folder_mirrors_an_app_package_or_is_a_known_cross_cutting_one():

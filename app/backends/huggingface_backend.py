@@ -41,8 +41,19 @@ from app.tokenizers.tokens import CONTINUATION_BYTES
 
 MAX_JSON_BYTES = 64 << 20  # the largest tokenizer.json files in use are ~20 MB
 _BYTE_PIECE = re.compile(rb"<0x([0-9A-Fa-f]{2})>")
-_CLEANUP = ((b" .", b"."), (b" ?", b"?"), (b" !", b"!"), (b" ,", b","), (b" ' ", b"'"), (b" n't", b"n't"),
-            (b" 'm", b"'m"), (b" do not", b" don't"), (b" 's", b"'s"), (b" 've", b"'ve"), (b" 're", b"'re"))
+_CLEANUP = (
+    (b" .", b"."),
+    (b" ?", b"?"),
+    (b" !", b"!"),
+    (b" ,", b","),
+    (b" ' ", b"'"),
+    (b" n't", b"n't"),
+    (b" 'm", b"'m"),
+    (b" do not", b" don't"),
+    (b" 's", b"'s"),
+    (b" 've", b"'ve"),
+    (b" 're", b"'re"),
+)
 
 
 def _byte_level_table() -> dict[str, int]:
@@ -71,6 +82,7 @@ def unbyte(token: str) -> bytes:
 
 def _steps(component, key: str) -> list[dict]:
     """A decoder or pre-tokenizer as the flat list of its steps' configs (JSON from the library)."""
+
     def flat(config: dict) -> list[dict]:
         return [s for c in config[key] for s in flat(c)] if config.get("type") == "Sequence" else [config]
 
@@ -174,8 +186,9 @@ class HuggingFaceTokenizer(Tokenizer):
         except BaseException as error:  # a library error, or a pyo3 PanicException (a BaseException)
             if not isinstance(error, Exception) and type(error).__name__ != "PanicException":
                 raise
-            raise InvalidInput(f"{self.name} could not encode this text ({_first_line(error)}); "
-                               "send a shorter or simpler text") from None
+            raise InvalidInput(
+                f"{self.name} could not encode this text ({_first_line(error)}); send a shorter or simpler text"
+            ) from None
 
     def _load_matching(self) -> tokenizers.Tokenizer:
         with self._lock:
@@ -191,10 +204,16 @@ def _own_bytes_function(library: tokenizers.Tokenizer, decoders: list[dict]):
     model, model_type = library.model, type(library.model).__name__
     if "ByteLevel" in types:
         return unbyte
-    byte_fallback = "ByteFallback" in types or bool(getattr(model, "byte_fallback", False)) or (
-        model_type == "Unigram" and json.loads(model.__getstate__()).get("byte_fallback", False))
+    byte_fallback = (
+        "ByteFallback" in types
+        or bool(getattr(model, "byte_fallback", False))
+        or (model_type == "Unigram" and json.loads(model.__getstate__()).get("byte_fallback", False))
+    )
     marks = [s["replacement"] for s in steps if s["type"] == "Metaspace"] + [
-        s["pattern"]["String"] for s in decoders if s["type"] == "Replace" and "String" in s["pattern"] and s["content"] == " "]
+        s["pattern"]["String"]
+        for s in decoders
+        if s["type"] == "Replace" and "String" in s["pattern"] and s["content"] == " "
+    ]
     prefixes = [s["prefix"] for s in decoders if s["type"] == "WordPiece"]
     prefixes += [model.continuing_subword_prefix] if model_type == "WordPiece" else []
     suffixes = [s["suffix"] for s in decoders if s["type"] == "BPEDecoder"]
@@ -203,7 +222,7 @@ def _own_bytes_function(library: tokenizers.Tokenizer, decoders: list[dict]):
         if byte_fallback and (match := _BYTE_PIECE.fullmatch(token.encode("utf-8"))):
             return bytes([int(match[1], 16)])
         if prefixes and prefixes[0] and token.startswith(prefixes[0]):
-            token = token[len(prefixes[0]):]
+            token = token[len(prefixes[0]) :]
         for mark in marks[:1] + suffixes[:1]:
             token = token.replace(mark, " ")
         return token.encode("utf-8")
@@ -328,7 +347,7 @@ def _run_decoders(steps: list[dict], strings: list[str]) -> list[bytes]:
             for n, group in enumerate(groups):
                 if n:
                     head = pieces[group[0]]
-                    pieces[group[0]] = head[len(prefix):] if head.startswith(prefix) else b" " + head
+                    pieces[group[0]] = head[len(prefix) :] if head.startswith(prefix) else b" " + head
                 for k in group if step["cleanup"] else ():
                     for old, new in _CLEANUP:
                         pieces[k] = pieces[k].replace(old, new)
@@ -358,19 +377,21 @@ def _strip(pieces: list[bytes], group: list[int], char: bytes, count: int, front
         k = next((k for k in group if pieces[k]), None)
         if k is None or not (pieces[k].startswith(char) if front else pieces[k].endswith(char)):
             return
-        pieces[k] = pieces[k][len(char):] if front else pieces[k][: -len(char)]
+        pieces[k] = pieces[k][len(char) :] if front else pieces[k][: -len(char)]
 
 
 def _checked_text(name: str, data: bytes) -> str:
     refused = f"{name} is not a usable huggingface tokenizer.json:"
     if len(data) > MAX_JSON_BYTES:
-        raise InvalidInput(f"{refused} it has {len(data):,} bytes, over the limit of {MAX_JSON_BYTES >> 20} MiB; "
-                           "send a smaller file")
+        raise InvalidInput(
+            f"{refused} it has {len(data):,} bytes, over the limit of {MAX_JSON_BYTES >> 20} MiB; send a smaller file"
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise InvalidInput(f"{refused} it is not UTF-8 text (byte {error.start:,}); "
-                           "send the tokenizer.json file itself") from None
+        raise InvalidInput(
+            f"{refused} it is not UTF-8 text (byte {error.start:,}); send the tokenizer.json file itself"
+        ) from None
 
 
 def _load(name: str, text: str) -> tokenizers.Tokenizer:
@@ -385,10 +406,13 @@ def _load(name: str, text: str) -> tokenizers.Tokenizer:
         except (ValueError, RecursionError) as bad:
             where = f" at line {bad.lineno}, column {bad.colno}" if isinstance(bad, json.JSONDecodeError) else ""
             shown = bad.msg if isinstance(bad, json.JSONDecodeError) else "nested too deeply"
-            raise InvalidInput(f"{refused} it is not valid JSON ({shown}{where}); "
-                               "send the whole tokenizer.json file") from None
-        raise InvalidInput(f"{refused} the tokenizers library cannot load it ({_first_line(error)}); "
-                           "send a tokenizer.json saved by the tokenizers library") from None
+            raise InvalidInput(
+                f"{refused} it is not valid JSON ({shown}{where}); send the whole tokenizer.json file"
+            ) from None
+        raise InvalidInput(
+            f"{refused} the tokenizers library cannot load it ({_first_line(error)}); "
+            "send a tokenizer.json saved by the tokenizers library"
+        ) from None
     library.no_truncation()
     library.no_padding()
     return library

@@ -16,7 +16,9 @@ import tokenizers
 Chunk = tuple[int, int]
 
 
-def chunks(library: tokenizers.Tokenizer, text: str, encoding: tokenizers.Encoding, added: dict[int, str]) -> list[Chunk]:
+def chunks(
+    library: tokenizers.Tokenizer, text: str, encoding: tokenizers.Encoding, added: dict[int, str]
+) -> list[Chunk]:
     """The chunks of `text`, whose `encoding` by `library` holds the added tokens (id -> string) it matched:
     those whose string is in the text where the token is (an unknown token, `<unk>`, is not)."""
     found: list[Chunk] = []

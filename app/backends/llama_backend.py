@@ -39,10 +39,20 @@ def _ids(names: list[str], first_id: int) -> dict[str, int]:
 
 LLAMA3_SPECIALS = _ids(
     [
-        "<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
-        "<|finetune_right_pad_id|>", "<|step_id|>", "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>",
-        "<|eot_id|>", "<|python_tag|>", "<|image|>",
-    ] + _numbered("reserved_special_token_", 2, 244),
+        "<|begin_of_text|>",
+        "<|end_of_text|>",
+        "<|reserved_special_token_0|>",
+        "<|reserved_special_token_1|>",
+        "<|finetune_right_pad_id|>",
+        "<|step_id|>",
+        "<|start_header_id|>",
+        "<|end_header_id|>",
+        "<|eom_id|>",
+        "<|eot_id|>",
+        "<|python_tag|>",
+        "<|image|>",
+    ]
+    + _numbered("reserved_special_token_", 2, 244),
     128000,
 )
 
@@ -52,8 +62,14 @@ _LLAMA4_NAMED = (
     + _numbered("text_post_train_reserved_special_token_", 0, 6)
     + ["<|python_start|>", "<|python_end|>", "<|finetune_right_pad|>"]
     + _numbered("text_post_train_reserved_special_token_", 8, 61)
-    + ["<|image_start|>", "<|image_end|>", "<|vision_reserved_special_token_0|>", "<|vision_reserved_special_token_1|>",
-       "<|tile_x_separator|>", "<|tile_y_separator|>"]
+    + [
+        "<|image_start|>",
+        "<|image_end|>",
+        "<|vision_reserved_special_token_0|>",
+        "<|vision_reserved_special_token_1|>",
+        "<|tile_x_separator|>",
+        "<|tile_y_separator|>",
+    ]
     + _numbered("vision_reserved_special_token_", 2, 4)
     + ["<|image|>", "<|vision_reserved_special_token_6|>", "<|patch|>"]
     + _numbered("vision_reserved_special_token_", 7, 1041)

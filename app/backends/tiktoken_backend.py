@@ -110,8 +110,12 @@ class TiktokenTokenizer(Tokenizer):
         return 0 <= token_id < self._regular_count or token_id in self.special_ids
 
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
-        if (self._ascii is not None and len(text) <= ASCII_FAST_CHARS and text.isascii()
-                and not (allow_special and any(start in text for start in self._special_starts))):
+        if (
+            self._ascii is not None
+            and len(text) <= ASCII_FAST_CHARS
+            and text.isascii()
+            and not (allow_special and any(start in text for start in self._special_starts))
+        ):
             return self._ascii.encode(text)
         with split_failures_as_422(self.name):
             if allow_special:
@@ -123,7 +127,9 @@ class TiktokenTokenizer(Tokenizer):
 
     def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
         specials, until = self._specials_pattern if allow_special else None, split.deadline(text)
-        return chunks.around_specials(text, specials, lambda part: chunks.of_pattern(self._pattern, part, until, self.name))
+        return chunks.around_specials(
+            text, specials, lambda part: chunks.of_pattern(self._pattern, part, until, self.name)
+        )
 
     def token_bytes(self, ids: list[int]) -> list[bytes]:
         pieces = self._pieces

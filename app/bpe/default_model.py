@@ -34,18 +34,52 @@ MODEL_PATH = REPO_ROOT / "tokenizers" / f"{NAME}.bpe"
 PYTHON_VERSION = "3.11.7"
 CORPUS_SHA256 = "e6b067dce77488fe9cf42a1cb28a6c435f287901a9c236d53735b31d296b04a4"
 
-CORPUS_FILES = sorted([
-    "LICENSE.txt", "argparse.py", "dataclasses.py", "enum.py", "functools.py", "inspect.py",
-    "pathlib.py", "pydoc_data/topics.py", "subprocess.py", "textwrap.py", "typing.py",
-    "json/__init__.py", "json/decoder.py", "json/encoder.py", "json/scanner.py", "json/tool.py",
-    "email/_encoded_words.py", "email/_header_value_parser.py", "email/_parseaddr.py",
-    "email/_policybase.py", "email/charset.py", "email/contentmanager.py", "email/feedparser.py",
-    "email/generator.py", "email/header.py", "email/headerregistry.py", "email/message.py",
-    "email/parser.py", "email/policy.py", "email/quoprimime.py", "email/utils.py",
-    "logging/__init__.py", "logging/config.py", "logging/handlers.py",
-    "unittest/async_case.py", "unittest/case.py", "unittest/loader.py", "unittest/main.py",
-    "unittest/mock.py", "unittest/result.py", "unittest/runner.py", "unittest/suite.py",
-])  # paths relative to sysconfig.get_paths()["stdlib"]
+CORPUS_FILES = sorted(
+    [
+        "LICENSE.txt",
+        "argparse.py",
+        "dataclasses.py",
+        "enum.py",
+        "functools.py",
+        "inspect.py",
+        "pathlib.py",
+        "pydoc_data/topics.py",
+        "subprocess.py",
+        "textwrap.py",
+        "typing.py",
+        "json/__init__.py",
+        "json/decoder.py",
+        "json/encoder.py",
+        "json/scanner.py",
+        "json/tool.py",
+        "email/_encoded_words.py",
+        "email/_header_value_parser.py",
+        "email/_parseaddr.py",
+        "email/_policybase.py",
+        "email/charset.py",
+        "email/contentmanager.py",
+        "email/feedparser.py",
+        "email/generator.py",
+        "email/header.py",
+        "email/headerregistry.py",
+        "email/message.py",
+        "email/parser.py",
+        "email/policy.py",
+        "email/quoprimime.py",
+        "email/utils.py",
+        "logging/__init__.py",
+        "logging/config.py",
+        "logging/handlers.py",
+        "unittest/async_case.py",
+        "unittest/case.py",
+        "unittest/loader.py",
+        "unittest/main.py",
+        "unittest/mock.py",
+        "unittest/result.py",
+        "unittest/runner.py",
+        "unittest/suite.py",
+    ]
+)  # paths relative to sysconfig.get_paths()["stdlib"]
 
 
 def corpus(stdlib: Path | None = None) -> list[str]:
@@ -92,7 +126,9 @@ def build(path: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m app.bpe.default_model", description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="rebuild into a temp file and compare with the shipped one")
+    parser.add_argument(
+        "--check", action="store_true", help="rebuild into a temp file and compare with the shipped one"
+    )
     args = parser.parse_args(argv)
     if not args.check:
         sha256 = build(MODEL_PATH)

@@ -64,8 +64,11 @@ def recover_pairs(ranks: dict[bytes, int], name: str) -> tuple[list[int], list[t
     ranks 0..255 must be the single bytes: each token's pair is what BPE with only lower
     ranks makes of its bytes. Merging by them gives tiktoken's ids."""
     by_rank = sorted(ranks, key=ranks.__getitem__)
-    if (len(by_rank) < 256 or [ranks[t] for t in by_rank] != list(range(len(ranks)))
-            or any(len(t) != 1 for t in by_rank[:256])):
+    if (
+        len(by_rank) < 256
+        or [ranks[t] for t in by_rank] != list(range(len(ranks)))
+        or any(len(t) != 1 for t in by_rank[:256])
+    ):
         raise InvalidInput(f"ranks for {name!r} must be 0..n-1 with the 256 single bytes first; these are not")
     byte_ids = [0] * 256
     for rank, token in enumerate(by_rank[:256]):
@@ -123,19 +126,21 @@ class BPETokenizer(Tokenizer):
             raise InvalidInput(f"special tokens {self._special_tokens} share an id; give each its own")
         for token, token_id in self._special_tokens.items():
             if token_id < len(self._vocab):
-                raise InvalidInput(f"special token {excerpt(token)} has id {token_id}, which a regular token already has")
+                raise InvalidInput(
+                    f"special token {excerpt(token)} has id {token_id}, which a regular token already has"
+                )
         self._special_by_id = {i: s.encode("utf-8") for s, i in self._special_tokens.items()}  # int -> bytes
         self._vocab_size = max([len(self._vocab) - 1, *self._special_tokens.values()]) + 1
-        self.description = description or (
-            f"byte-level BPE, {self._vocab_size:,} tokens, {pattern_name} split pattern"
-        )
+        self.description = description or (f"byte-level BPE, {self._vocab_size:,} tokens, {pattern_name} split pattern")
         self._split = None  # findall: str -> chunks; None: the text is one chunk
         if pattern_name == CUSTOM_PATTERN:
             self._split = split.compile_custom(self.pattern_regex).findall
         elif self.pattern_regex is not None:
             self._split = regex.compile(self.pattern_regex).findall
         self._special_split = (
-            regex.compile("(" + "|".join(regex.escape(s) for s in sorted(self._special_tokens, key=len, reverse=True)) + ")")
+            regex.compile(
+                "(" + "|".join(regex.escape(s) for s in sorted(self._special_tokens, key=len, reverse=True)) + ")"
+            )
             if self._special_tokens
             else None
         )
@@ -175,7 +180,9 @@ class BPETokenizer(Tokenizer):
         try:
             return self._special_by_id[token_id]
         except KeyError:
-            raise BadTokenId(f"token id {token_id} is not in {self.name}'s vocabulary; ids go from 0 to {self._vocab_size - 1}") from None
+            raise BadTokenId(
+                f"token id {token_id} is not in {self.name}'s vocabulary; ids go from 0 to {self._vocab_size - 1}"
+            ) from None
 
     def token_bytes(self, ids: list[int]) -> list[bytes]:
         vocab = self._vocab
@@ -232,8 +239,13 @@ class BPETokenizer(Tokenizer):
             return None
         deadline = self._deadline(text)
         specials = self._special_split if allow_special else None
-        return chunks.around_specials(text, specials, lambda part: chunks.of_lengths(
-            self._split(part) if deadline is None else split.split(self._split, part, deadline, self.name)))
+        return chunks.around_specials(
+            text,
+            specials,
+            lambda part: chunks.of_lengths(
+                self._split(part) if deadline is None else split.split(self._split, part, deadline, self.name)
+            ),
+        )
 
     def _deadline(self, text: str) -> float | None:
         """When splitting `text` must be done by; None for PATTERNS, which are linear and cover all text."""
@@ -300,8 +312,14 @@ class BPETokenizer(Tokenizer):
             pattern_name, pattern_regex = CUSTOM_PATTERN, pattern
         byte_ids, pairs = recover_pairs(ranks, name)
         merges = {pair: 256 + i for i, pair in enumerate(pairs)}
-        return cls(merges, pattern_name=pattern_name, special_tokens=special_tokens, name=name,
-                   byte_ids=byte_ids, pattern_regex=pattern_regex)
+        return cls(
+            merges,
+            pattern_name=pattern_name,
+            special_tokens=special_tokens,
+            name=name,
+            byte_ids=byte_ids,
+            pattern_regex=pattern_regex,
+        )
 
     def dumps(self) -> bytes:
         return model_file.dumps(
@@ -336,7 +354,9 @@ class BPETokenizer(Tokenizer):
                 merge_counts=model.merge_counts,
             )
         except _BadMerge as error:
-            raise model_file.file_error(source, f"line {model.first_merge_line + error.index}: {error.message}") from None
+            raise model_file.file_error(
+                source, f"line {model.first_merge_line + error.index}: {error.message}"
+            ) from None
         except (InvalidInput, regex.error) as error:
             raise model_file.file_error(source, str(error)) from None
 
@@ -353,7 +373,9 @@ def _check_specials(specials: list[str]) -> None:
     seen = set()
     for token in specials:
         if not isinstance(token, str) or not token:
-            raise InvalidInput(f"special token {excerpt(token)} is not a non-empty string; give each as text like '<|endoftext|>'")
+            raise InvalidInput(
+                f"special token {excerpt(token)} is not a non-empty string; give each as text like '<|endoftext|>'"
+            )
         if token in seen:
             raise InvalidInput(f"special token {excerpt(token)} is given twice; list each special token once")
         seen.add(token)
@@ -377,8 +399,9 @@ def _check_merges(merges: dict[tuple[int, int], int]) -> None:
         total += lengths[-1]
         if lengths[-1] > MAX_TOKEN_BYTES or total > MAX_VOCAB_BYTES:
             raise _BadMerge(
-                index, f"merge {index} ({left} {right}) makes a token of {lengths[-1]:,} bytes, the tokens up to it "
-                f"{total:,} bytes; a token may have at most {MAX_TOKEN_BYTES:,}, all together {MAX_VOCAB_BYTES:,}"
+                index,
+                f"merge {index} ({left} {right}) makes a token of {lengths[-1]:,} bytes, the tokens up to it "
+                f"{total:,} bytes; a token may have at most {MAX_TOKEN_BYTES:,}, all together {MAX_VOCAB_BYTES:,}",
             )
 
 

@@ -181,7 +181,15 @@ def _check_version(first: bytes, source: str) -> str:
 
 def _parse_header(lines: list[str], source: str, version: str) -> tuple[Model, int]:
     """The model without its merges, and how many merges the header announces."""
-    fields_known = ("name", "description", "pattern", "regex", "bytes", "merges", *(("counts",) if version != "v1" else ()))
+    fields_known = (
+        "name",
+        "description",
+        "pattern",
+        "regex",
+        "bytes",
+        "merges",
+        *(("counts",) if version != "v1" else ()),
+    )
     fields: dict[str, str] = {}
     specials: dict[str, int] = {}
     for number, line in enumerate(lines, start=3):
@@ -209,7 +217,9 @@ def _parse_header(lines: list[str], source: str, version: str) -> tuple[Model, i
         regex = _unquote(fields["regex"]) if "regex" in fields else None
     except ValueError as error:
         raise file_error(source, f"header is invalid: {error}") from None
-    if fields["pattern"] not in ("gpt2", "gpt4", "none", "custom") or (fields["pattern"] == "custom") != (regex is not None):
+    if fields["pattern"] not in ("gpt2", "gpt4", "none", "custom") or (fields["pattern"] == "custom") != (
+        regex is not None
+    ):
         raise file_error(source, f"pattern {fields['pattern']!r} is unknown or lacks its regex line")
     if byte_ids is not None and sorted(byte_ids) != list(range(256)):
         raise file_error(source, "its bytes line is not a permutation of 0..255")

@@ -51,16 +51,20 @@ def bpe_model(registry, name: str) -> BPETokenizer:
     tokenizer = registry.get(name)
     if not isinstance(tokenizer, BPETokenizer):
         bpe = [entry.name for entry in registry.entries() if entry.kind == "bpe"]
-        raise InvalidInput(f"{tokenizer.name} is a {tokenizer.kind} tokenizer; merges are replayed for bpe tokenizers "
-                           f"only: {', '.join(bpe)}")
+        raise InvalidInput(
+            f"{tokenizer.name} is a {tokenizer.kind} tokenizer; merges are replayed for bpe tokenizers "
+            f"only: {', '.join(bpe)}"
+        )
     return tokenizer
 
 
 def check_k(model: BPETokenizer, k: object) -> int:
     total = len(pairs_of(model))
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= total:
-        raise InvalidInput(f"merges {k!r} is out of range for {model.name}; use a whole number from 0 (raw bytes) "
-                           f"to {total:,} (all its merges)")
+        raise InvalidInput(
+            f"merges {k!r} is out of range for {model.name}; use a whole number from 0 (raw bytes) "
+            f"to {total:,} (all its merges)"
+        )
     return k
 
 
@@ -152,5 +156,7 @@ def merge_rows(model: BPETokenizer, offset: int, limit: int) -> list[dict]:
     (count None when not recorded)."""
     pairs = pairs_of(model)
     counts = model.merge_counts
-    return [merge_row(rank, pairs[rank], model.id_to_bytes(256 + rank), None if counts is None else counts[rank])
-            for rank in range(max(offset, 0), min(offset + limit, len(pairs)))]
+    return [
+        merge_row(rank, pairs[rank], model.id_to_bytes(256 + rank), None if counts is None else counts[rank])
+        for rank in range(max(offset, 0), min(offset + limit, len(pairs)))
+    ]

@@ -110,8 +110,14 @@ def add_counts(total: Counter[str], part: Mapping[str, int]) -> Counter[str]:
 
 def merge_row(rank: int, pair: tuple[int, int], data: bytes, count: int | None) -> dict:
     """Merge `rank` as the API lists it: {"id", "left", "right", "bytes" (hex), "text", "count"}."""
-    return {"id": 256 + rank, "left": pair[0], "right": pair[1], "bytes": data.hex(),
-            "text": data.decode("utf-8", errors="replace"), "count": count}
+    return {
+        "id": 256 + rank,
+        "left": pair[0],
+        "right": pair[1],
+        "bytes": data.hex(),
+        "text": data.decode("utf-8", errors="replace"),
+        "count": count,
+    }
 
 
 class FirstMerges:

@@ -38,24 +38,35 @@ from app.tokenizers.base import Tokenizer
 
 START, END, SEP = "<|im_start|>", "<|im_end|>", "<|im_sep|>"
 TOOLS_HEADER = "# Tools: functions\n\n"
-NOTE = ("OpenAI publishes no chat format for its API models: chatml counts follow the prompt tokens "
-        "OpenAI's API reported (OpenAI cookbook's rule for messages; for tools, calls and results the "
-        "cases gpt-tokenizer and openai-chat-tokens publish), and the framing drawn around tools and "
-        "calls is ours, sized to those counts")
+NOTE = (
+    "OpenAI publishes no chat format for its API models: chatml counts follow the prompt tokens "
+    "OpenAI's API reported (OpenAI cookbook's rule for messages; for tools, calls and results the "
+    "cases gpt-tokenizer and openai-chat-tokens publish), and the framing drawn around tools and "
+    "calls is ours, sized to those counts"
+)
 
 
 @dataclass(frozen=True)
 class ChatmlFormat:
     name: str = "chatml"
-    ids: dict[str, dict[str, int]] = field(default_factory=lambda: {  # tokenizer -> special -> id
-        "cl100k_base": {START: 100264, END: 100265, SEP: 100266},
-        "o200k_base": {START: 200264, END: 200265, SEP: 200266}})
+    ids: dict[str, dict[str, int]] = field(
+        default_factory=lambda: {  # tokenizer -> special -> id
+            "cl100k_base": {START: 100264, END: 100265, SEP: 100266},
+            "o200k_base": {START: 200264, END: 200265, SEP: 200266},
+        }
+    )
     roles: tuple[str, ...] = ("system", "user", "assistant", "tool", "developer", "function")
     takes_names: bool = True  # role:name in the header
     note: str | None = NOTE  # what the API and the page say about these counts
 
-    def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage], tools: Sequence[Tool] = (),
-               *, tool_choice: str | None = None):
+    def render(
+        self,
+        tokenizer: Tokenizer,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[Tool] = (),
+        *,
+        tool_choice: str | None = None,
+    ):
         """The prompt, with `tool_choice` None, "auto", "none" or the name of a listed tool."""
 
         _check(messages, tools, tool_choice)
@@ -88,7 +99,7 @@ class ChatmlFormat:
                 alone, padded = tokenizer.encode(message.content), tokenizer.encode(message.content + "\n")
                 if padded[: len(alone)] == alone:
                     plain(message.content, index, False)
-                    parts.append(Part("\n", tuple(padded[len(alone):]), index, True, tools=True))
+                    parts.append(Part("\n", tuple(padded[len(alone) :]), index, True, tools=True))
                 else:  # the newline joins the content's last token (":\n"): a content token
                     parts.append(Part(message.content + "\n", tuple(padded), index, False))
             else:
@@ -125,16 +136,20 @@ def _header(message: ChatMessage, called: dict[str, str]) -> str:
 def _check(messages: Sequence[ChatMessage], tools: Sequence[Tool], tool_choice: str | None) -> None:
     for position, message in enumerate(messages):
         if message.role == "function" and not message.name:
-            raise InvalidInput(f"message {position} has role function but no name; a function message is the "
-                               "result of the function its \"name\" gives: add it, or use role \"tool\" with "
-                               "the tool_call_id of the call it answers")
+            raise InvalidInput(
+                f"message {position} has role function but no name; a function message is the "
+                'result of the function its "name" gives: add it, or use role "tool" with '
+                "the tool_call_id of the call it answers"
+            )
     if tool_choice in (None, "auto"):
         return
     if not tools:
-        raise InvalidInput(f"tool_choice {excerpt(tool_choice)} needs tools; send \"tools\" or leave tool_choice out")
+        raise InvalidInput(f'tool_choice {excerpt(tool_choice)} needs tools; send "tools" or leave tool_choice out')
     if tool_choice != "none" and tool_choice not in {tool.name for tool in tools}:
-        raise InvalidInput(f"tool_choice {excerpt(tool_choice)} is no listed tool; give \"auto\", \"none\" or "
-                           "the name of one of the tools (\"required\" has no published count)")
+        raise InvalidInput(
+            f'tool_choice {excerpt(tool_choice)} is no listed tool; give "auto", "none" or '
+            'the name of one of the tools ("required" has no published count)'
+        )
 
 
 CHATML = ChatmlFormat()

@@ -34,8 +34,14 @@ from app.chat.messages import ChatMessage, Tool
 from app.errors import InvalidInput, excerpt
 from app.tokenizers.base import Tokenizer
 
-SPECIALS = {"<|start|>": 200006, "<|end|>": 200007, "<|message|>": 200008, "<|channel|>": 200005,
-            "<|constrain|>": 200003, "<|call|>": 200012}
+SPECIALS = {
+    "<|start|>": 200006,
+    "<|end|>": 200007,
+    "<|message|>": 200008,
+    "<|channel|>": 200005,
+    "<|constrain|>": 200003,
+    "<|call|>": 200012,
+}
 INSTRUCTIONS = "# Instructions\n\n"
 
 
@@ -54,11 +60,15 @@ def _tool_names(messages: Sequence[ChatMessage]) -> list[str | None]:
     names: list[str | None] = []
     for position, message in enumerate(messages):
         if message.tool_calls and message.role != "assistant":
-            raise InvalidInput(f"message {position} is a {message.role} message with tool_calls; only assistant "
-                               "messages call tools: move the calls to an assistant message")
+            raise InvalidInput(
+                f"message {position} is a {message.role} message with tool_calls; only assistant "
+                "messages call tools: move the calls to an assistant message"
+            )
         if message.tool_call_id is not None and message.role != "tool":
-            raise InvalidInput(f"message {position} is a {message.role} message with a tool_call_id; only tool "
-                               "messages answer calls: make it a tool message or leave tool_call_id out")
+            raise InvalidInput(
+                f"message {position} is a {message.role} message with a tool_call_id; only tool "
+                "messages answer calls: make it a tool message or leave tool_call_id out"
+            )
         calls.update((call.id, call.name) for call in message.tool_calls)
         names.append(_answered(position, message, calls) if message.role == "tool" else None)
     return names
@@ -67,16 +77,22 @@ def _tool_names(messages: Sequence[ChatMessage]) -> list[str | None]:
 def _answered(position: int, message: ChatMessage, calls: dict[str, str]) -> str:
     if message.tool_call_id is None:
         if message.name is None:
-            raise InvalidInput(f"message {position} is a tool result without a tool_call_id; give the id of the "
-                               "assistant's call it answers (harmony names the function that answers)")
+            raise InvalidInput(
+                f"message {position} is a tool result without a tool_call_id; give the id of the "
+                "assistant's call it answers (harmony names the function that answers)"
+            )
         return message.name
     name = calls.get(message.tool_call_id)
     if name is None:
-        raise InvalidInput(f"message {position} answers tool call {excerpt(message.tool_call_id)}, which no "
-                           "earlier assistant message made; use the id of an earlier call")
+        raise InvalidInput(
+            f"message {position} answers tool call {excerpt(message.tool_call_id)}, which no "
+            "earlier assistant message made; use the id of an earlier call"
+        )
     if message.name is not None and message.name != name:
-        raise InvalidInput(f"message {position} is named {excerpt(message.name)} but answers a call to "
-                           f"{excerpt(name)}; leave the name out or make it the function's")
+        raise InvalidInput(
+            f"message {position} is named {excerpt(message.name)} but answers a call to "
+            f"{excerpt(name)}; leave the name out or make it the function's"
+        )
     return name
 
 
@@ -99,8 +115,11 @@ class HarmonyFormat:
                 out.tools_message(section)
             if index == holder:
                 out.header(index, "developer", message.name)
-                out.text(Piece(INSTRUCTIONS, index, True), Piece(message.content, index, False),
-                         Piece("\n\n" + section, index, True, tools=True))
+                out.text(
+                    Piece(INSTRUCTIONS, index, True),
+                    Piece(message.content, index, False),
+                    Piece("\n\n" + section, index, True, tools=True),
+                )
                 out.special("<|end|>", index)
             elif message.role == "tool":
                 out.header(index, None, f"functions.{tool_names[index]}", "assistant", "commentary")
@@ -134,8 +153,15 @@ class _Writer:
 
         self.parts.append(Part(text, (SPECIALS[text],), message, framing=True, special=True))
 
-    def header(self, message: int | None, role: str | None, name: str | None, recipient: str | None = None,
-               channel: str | None = None, constrain: str | None = None) -> None:
+    def header(
+        self,
+        message: int | None,
+        role: str | None,
+        name: str | None,
+        recipient: str | None = None,
+        channel: str | None = None,
+        constrain: str | None = None,
+    ) -> None:
         """`<|start|>` role[`:`name] [` to=`recipient] [`<|channel|>`channel] [` <|constrain|>`type]
         `<|message|>`; a tool message (role None) writes its function's name alone."""
         self.special("<|start|>", message)

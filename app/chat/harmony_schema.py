@@ -248,8 +248,10 @@ def check_numbers(tool: Tool) -> None:
         elif isinstance(value, list):
             stack.extend(value)
         elif isinstance(value, (int, float)) and not isinstance(value, bool) and serde_number(value) is None:
-            raise InvalidInput(f"tool {excerpt(tool.name)}'s parameters hold a number JSON cannot carry (NaN, "
-                               "Infinity or beyond 1.8e308), so openai-harmony cannot read them; use a finite number")
+            raise InvalidInput(
+                f"tool {excerpt(tool.name)}'s parameters hold a number JSON cannot carry (NaN, "
+                "Infinity or beyond 1.8e308), so openai-harmony cannot read them; use a finite number"
+            )
 
 
 def tools_section(tools: Sequence[Tool]) -> str:

@@ -41,8 +41,9 @@ class LlamaFormat:
 
         for position, message in enumerate(messages):
             if message.name is not None:
-                raise InvalidInput(f"message {position} has a name; Llama's chat format has no names: "
-                                   "leave \"name\" out")
+                raise InvalidInput(
+                    f'message {position} has a name; Llama\'s chat format has no names: leave "name" out'
+                )
         specials = self.ids[tokenizer.name]
         parts: list[Part] = []
 
@@ -68,11 +69,25 @@ class LlamaFormat:
 
 
 LLAMA3 = LlamaFormat(
-    "llama3", "<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>",
-    {"llama3": {"<|begin_of_text|>": 128000, "<|start_header_id|>": 128006, "<|end_header_id|>": 128007,
-                "<|eot_id|>": 128009}},
+    "llama3",
+    "<|begin_of_text|>",
+    "<|start_header_id|>",
+    "<|end_header_id|>",
+    "<|eot_id|>",
+    {
+        "llama3": {
+            "<|begin_of_text|>": 128000,
+            "<|start_header_id|>": 128006,
+            "<|end_header_id|>": 128007,
+            "<|eot_id|>": 128009,
+        }
+    },
 )
 LLAMA4 = LlamaFormat(
-    "llama4", "<|begin_of_text|>", "<|header_start|>", "<|header_end|>", "<|eot|>",
+    "llama4",
+    "<|begin_of_text|>",
+    "<|header_start|>",
+    "<|header_end|>",
+    "<|eot|>",
     {"llama4": {"<|begin_of_text|>": 200000, "<|header_start|>": 200005, "<|header_end|>": 200006, "<|eot|>": 200008}},
 )

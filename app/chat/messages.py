@@ -47,17 +47,24 @@ class ChatMessage:
         """Its text fields: role, content, then the name if it has one, then its calls' and
         call id's text (what the size limits count)."""
         calls = [text for call in self.tool_calls for text in (call.id, call.name, call.arguments)]
-        return ([self.role, self.content] + ([self.name] if self.name is not None else []) + calls
-                + ([self.tool_call_id] if self.tool_call_id is not None else []))
+        return (
+            [self.role, self.content]
+            + ([self.name] if self.name is not None else [])
+            + calls
+            + ([self.tool_call_id] if self.tool_call_id is not None else [])
+        )
 
 
 def refuse_tools(format_name: str, messages: Sequence[ChatMessage], tools: Sequence[Tool]) -> None:
     """An `InvalidInput` when the chat has tools, tool calls or tool results, for a format
     that renders none."""
     if tools:
-        raise InvalidInput(f"the {format_name} chat format has no tools; leave \"tools\" out or use a "
-                           "tokenizer whose format takes them")
+        raise InvalidInput(
+            f'the {format_name} chat format has no tools; leave "tools" out or use a tokenizer whose format takes them'
+        )
     for position, message in enumerate(messages):
         if message.tool_calls or message.tool_call_id is not None:
-            raise InvalidInput(f"message {position} has tool calls or a tool_call_id, which the {format_name} "
-                               "chat format does not render; leave them out")
+            raise InvalidInput(
+                f"message {position} has tool calls or a tool_call_id, which the {format_name} "
+                "chat format does not render; leave them out"
+            )

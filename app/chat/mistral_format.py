@@ -43,25 +43,41 @@ from app.tokenizers.base import Tokenizer
 
 JOIN = "\n\n"
 TEXT_IDS = {"<s>": 1, "</s>": 2, "[INST]": 3, "[/INST]": 4}
-TOOL_IDS = {"mistral_v3": {"[TOOL_CALLS]": 5, "[AVAILABLE_TOOLS]": 6, "[/AVAILABLE_TOOLS]": 7, "[TOOL_RESULTS]": 8,
-                           "[/TOOL_RESULTS]": 9},
-            "mistral_tekken": {"[AVAILABLE_TOOLS]": 5, "[/AVAILABLE_TOOLS]": 6, "[TOOL_RESULTS]": 7,
-                               "[/TOOL_RESULTS]": 8, "[TOOL_CALLS]": 9}}
+TOOL_IDS = {
+    "mistral_v3": {
+        "[TOOL_CALLS]": 5,
+        "[AVAILABLE_TOOLS]": 6,
+        "[/AVAILABLE_TOOLS]": 7,
+        "[TOOL_RESULTS]": 8,
+        "[/TOOL_RESULTS]": 9,
+    },
+    "mistral_tekken": {
+        "[AVAILABLE_TOOLS]": 5,
+        "[/AVAILABLE_TOOLS]": 6,
+        "[TOOL_RESULTS]": 7,
+        "[/TOOL_RESULTS]": 8,
+        "[TOOL_CALLS]": 9,
+    },
+}
 
 
 def _check(messages: Sequence[ChatMessage]) -> None:
     for i, message in enumerate(messages):
         if message.name is not None and message.role != "tool":
-            raise InvalidInput(f"message {i} has a name; Mistral's chat format has no names: leave \"name\" out")
+            raise InvalidInput(f'message {i} has a name; Mistral\'s chat format has no names: leave "name" out')
         if message.role == "assistant" and not message.content and not message.tool_calls:
-            raise InvalidInput(f"message {i} is an empty assistant message; Mistral needs assistant messages "
-                               "to have content or tool calls: write some or remove the message")
+            raise InvalidInput(
+                f"message {i} is an empty assistant message; Mistral needs assistant messages "
+                "to have content or tool calls: write some or remove the message"
+            )
     if len(messages) == 1 and messages[0].role not in ("user", "system"):
         raise InvalidInput("a Mistral chat starts with a user or system message; add a user message first")
     if len(messages) > 1 and messages[-1].role == "assistant":
-        raise InvalidInput(f"message {len(messages) - 1} is an assistant message, but a Mistral prompt ends with a "
-                           "user message or a tool result (the model answers it); add one, or remove the last "
-                           "assistant message")
+        raise InvalidInput(
+            f"message {len(messages) - 1} is an assistant message, but a Mistral prompt ends with a "
+            "user message or a tool result (the model answers it); add one, or remove the last "
+            "assistant message"
+        )
     check_chat(messages)
 
 
@@ -73,8 +89,10 @@ def _refuse_v1(messages: Sequence[ChatMessage], tools: Sequence[Tool]) -> None:
         raise InvalidInput(f"mistral_v1 (Mistral 7B v0.1) has no tools in Mistral's chat format; {fix}")
     for i, message in enumerate(messages):
         if message.tool_calls or message.role == "tool" or message.tool_call_id is not None:
-            raise InvalidInput(f"message {i} has tool calls or is a tool result, which mistral_v1 (Mistral 7B v0.1) "
-                               f"does not have in Mistral's chat format; {fix}")
+            raise InvalidInput(
+                f"message {i} has tool calls or is a tool result, which mistral_v1 (Mistral 7B v0.1) "
+                f"does not have in Mistral's chat format; {fix}"
+            )
 
 
 def _turns(messages: Sequence[ChatMessage]) -> list[tuple[str, list[int]]]:
@@ -172,7 +190,10 @@ class MistralFormat:
 
 MISTRAL = MistralFormat(
     "mistral",
-    {"mistral_v1": {"<s>": 1, "</s>": 2}, "mistral_v3": TEXT_IDS | TOOL_IDS["mistral_v3"],
-     "mistral_tekken": TEXT_IDS | TOOL_IDS["mistral_tekken"]},
+    {
+        "mistral_v1": {"<s>": 1, "</s>": 2},
+        "mistral_v3": TEXT_IDS | TOOL_IDS["mistral_v3"],
+        "mistral_tekken": TEXT_IDS | TOOL_IDS["mistral_tekken"],
+    },
     {"mistral_v1": 1, "mistral_v3": 3, "mistral_tekken": 3},
 )

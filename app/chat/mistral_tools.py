@@ -30,8 +30,12 @@ from app.tokenizers.tokens import clean_text
 # mistral-common's own patterns, with Python's re.match (so "$" also matches before a final "\n")
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 CALL_ID = re.compile(r"^[a-zA-Z0-9]{9}$")
-FOLLOWS = {"system": {"user", "assistant", "system"}, "user": {"assistant", "system", "user"},
-           "assistant": {"assistant", "user", "tool"}, "tool": {"assistant", "tool", "user"}}
+FOLLOWS = {
+    "system": {"user", "assistant", "system"},
+    "user": {"assistant", "system", "user"},
+    "assistant": {"assistant", "user", "tool"},
+    "tool": {"assistant", "tool", "user"},
+}
 
 
 @dataclass(frozen=True)
@@ -63,8 +67,20 @@ def parsed(text: str, what: str) -> Any:
 
 
 def definitions(tools: Sequence[Tool]) -> list[Piece]:
-    text = dumps([{"type": "function", "function": {"name": tool.name, "description": tool.description or "",
-                                                     "parameters": tool.parameters or {}}} for tool in tools], "tools")
+    text = dumps(
+        [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description or "",
+                    "parameters": tool.parameters or {},
+                },
+            }
+            for tool in tools
+        ],
+        "tools",
+    )
     return [Piece(text, None, False)]
 
 
@@ -76,16 +92,21 @@ def calls(messages: Sequence[ChatMessage], indices: Sequence[int]) -> list[Piece
         for call in messages[i].tool_calls:
             opening = "[" if not pieces else ", "
             what = f"message {i}'s call {excerpt(call.name)}"
-            pieces += [Piece(f'{opening}{{"name": {dumps(call.name, what)}, "arguments": ', i, True),
-                       Piece(dumps(parsed(call.arguments, what), what), i, False),
-                       Piece(f', "id": {dumps(call.id, what)}}}', i, True)]
+            pieces += [
+                Piece(f'{opening}{{"name": {dumps(call.name, what)}, "arguments": ', i, True),
+                Piece(dumps(parsed(call.arguments, what), what), i, False),
+                Piece(f', "id": {dumps(call.id, what)}}}', i, True),
+            ]
     return pieces + [Piece("]", indices[-1], True)]
 
 
 def result(message: ChatMessage, index: int) -> list[Piece]:
     what = f"message {index}"
-    return [Piece('{"content": ', index, True), Piece(dumps(parsed(message.content, what), what), index, False),
-            Piece(f', "call_id": {dumps(message.tool_call_id, what)}}}', index, True)]
+    return [
+        Piece('{"content": ', index, True),
+        Piece(dumps(parsed(message.content, what), what), index, False),
+        Piece(f', "call_id": {dumps(message.tool_call_id, what)}}}', index, True),
+    ]
 
 
 def check_chat(messages: Sequence[ChatMessage]) -> None:
@@ -93,56 +114,75 @@ def check_chat(messages: Sequence[ChatMessage]) -> None:
     for i in range(1, len(messages)):
         before, role = messages[i - 1].role, messages[i].role
         if role not in FOLLOWS.get(before, ()):
-            fix = ("a tool result answers an assistant's tool calls: put it right after them or after another "
-                   "result" if role == "tool" else f"move it before the {before} message or make it a user message")
+            fix = (
+                "a tool result answers an assistant's tool calls: put it right after them or after another result"
+                if role == "tool"
+                else f"move it before the {before} message or make it a user message"
+            )
             article = "an" if before == "assistant" else "a"
-            raise InvalidInput(f"message {i} is a {role} message right after {article} {before} message, which "
-                               f"Mistral refuses; {fix}")
+            raise InvalidInput(
+                f"message {i} is a {role} message right after {article} {before} message, which Mistral refuses; {fix}"
+            )
     expected = 0  # results still owed to the last assistant's calls (the first message is not counted)
     for i, message in enumerate(messages[1:], start=1):
         if message.role == "tool":
             expected -= 1
         elif message.role == "assistant":
             if expected:
-                raise InvalidInput(f"message {i} is an assistant message, but the calls before it got "
-                                   f"{'fewer' if expected > 0 else 'more'} tool results than calls; Mistral wants "
-                                   "one tool message per call before the assistant speaks again")
+                raise InvalidInput(
+                    f"message {i} is an assistant message, but the calls before it got "
+                    f"{'fewer' if expected > 0 else 'more'} tool results than calls; Mistral wants "
+                    "one tool message per call before the assistant speaks again"
+                )
             expected = len(message.tool_calls)
     for i, message in enumerate(messages):
         if message.role == "assistant":
             if message.content and message.tool_calls:
-                raise InvalidInput(f"message {i} has both content and tool calls, which Mistral refuses; "
-                                   "put the text in an assistant message of its own")
+                raise InvalidInput(
+                    f"message {i} has both content and tool calls, which Mistral refuses; "
+                    "put the text in an assistant message of its own"
+                )
             for call in message.tool_calls:
                 _check_call(call, i)
         elif message.role == "tool":
             if message.name is not None and not NAME.match(message.name):
-                raise InvalidInput(f"message {i}'s name {excerpt(message.name)} is not a Mistral function name: "
-                                   "1 to 64 of a-z, A-Z, 0-9, _ and -")
+                raise InvalidInput(
+                    f"message {i}'s name {excerpt(message.name)} is not a Mistral function name: "
+                    "1 to 64 of a-z, A-Z, 0-9, _ and -"
+                )
             if message.tool_call_id is None:
-                raise InvalidInput(f"message {i} is a tool result without a tool_call_id; Mistral needs the id of "
-                                   "the call it answers")
+                raise InvalidInput(
+                    f"message {i} is a tool result without a tool_call_id; Mistral needs the id of the call it answers"
+                )
             if not CALL_ID.match(message.tool_call_id):
-                raise InvalidInput(f"message {i}'s tool_call_id {excerpt(message.tool_call_id)} is not a Mistral "
-                                   "call id: exactly 9 letters or digits (a-z, A-Z, 0-9)")
+                raise InvalidInput(
+                    f"message {i}'s tool_call_id {excerpt(message.tool_call_id)} is not a Mistral "
+                    "call id: exactly 9 letters or digits (a-z, A-Z, 0-9)"
+                )
     joined = None  # an assistant turn is the run of assistant messages: text and calls must not meet in one
     for i, message in enumerate(messages):
         if message.role != "assistant":
             joined = None
         elif joined is not None and bool(message.tool_calls) != bool(messages[joined].tool_calls):
-            raise InvalidInput(f"messages {joined} and {i} are one assistant turn in Mistral's format, one with "
-                               "text and one with tool calls, which Mistral refuses; put a user message between them")
+            raise InvalidInput(
+                f"messages {joined} and {i} are one assistant turn in Mistral's format, one with "
+                "text and one with tool calls, which Mistral refuses; put a user message between them"
+            )
         else:
             joined = i if joined is None else joined
 
 
 def _check_call(call: ToolCall, index: int) -> None:
     if not CALL_ID.match(call.id):
-        raise InvalidInput(f"message {index}'s tool call id {excerpt(call.id)} is not a Mistral call id: exactly "
-                           "9 letters or digits (a-z, A-Z, 0-9)")
+        raise InvalidInput(
+            f"message {index}'s tool call id {excerpt(call.id)} is not a Mistral call id: exactly "
+            "9 letters or digits (a-z, A-Z, 0-9)"
+        )
     if not NAME.match(call.name):
-        raise InvalidInput(f"message {index} calls {excerpt(call.name)}, not a Mistral function name: "
-                           "1 to 64 of a-z, A-Z, 0-9, _ and -")
+        raise InvalidInput(
+            f"message {index} calls {excerpt(call.name)}, not a Mistral function name: "
+            "1 to 64 of a-z, A-Z, 0-9, _ and -"
+        )
 
 
 def check_tools(tools: Sequence[Tool]) -> None:
@@ -150,11 +190,15 @@ def check_tools(tools: Sequence[Tool]) -> None:
         parameters = {} if tool.parameters is None else tool.parameters
         problem = schema_problem(parameters) if isinstance(parameters, dict) else "it is not a JSON object"
         if problem:
-            raise InvalidInput(f"tool {n} ({excerpt(tool.name)}): its parameters are not a JSON schema (Draft 7), "
-                               f"which Mistral requires: {problem}")
+            raise InvalidInput(
+                f"tool {n} ({excerpt(tool.name)}): its parameters are not a JSON schema (Draft 7), "
+                f"which Mistral requires: {problem}"
+            )
         if not NAME.match(tool.name):
-            raise InvalidInput(f"tool {n}'s name {excerpt(tool.name)} is not a Mistral function name: "
-                               "1 to 64 of a-z, A-Z, 0-9, _ and -")
+            raise InvalidInput(
+                f"tool {n}'s name {excerpt(tool.name)} is not a Mistral function name: "
+                "1 to 64 of a-z, A-Z, 0-9, _ and -"
+            )
 
 
 def _number(value: Any) -> bool:
@@ -193,9 +237,13 @@ RULES: dict[str, tuple[Any, str]] = {  # keyword -> (test of its value, what it 
     **{k: (_count, "an integer, 0 or more") for k in COUNT},
     **{k: (_number, "a number") for k in NUMBER},
     **{k: (_schema, "a schema (an object or a boolean)") for k in ONE_SCHEMA},
-    **{k: (lambda v: isinstance(v, list) and v and all(map(_schema, v)), "a non-empty list of schemas")
-       for k in SCHEMA_LIST},
-    **{k: (lambda v: isinstance(v, dict) and all(map(_schema, v.values())), "an object of schemas") for k in SCHEMA_MAP},
+    **{
+        k: (lambda v: isinstance(v, list) and v and all(map(_schema, v)), "a non-empty list of schemas")
+        for k in SCHEMA_LIST
+    },
+    **{
+        k: (lambda v: isinstance(v, dict) and all(map(_schema, v.values())), "an object of schemas") for k in SCHEMA_MAP
+    },
     "pattern": (lambda v: isinstance(v, str) and _regex(v), "a valid regular expression"),
     "readOnly": (lambda v: isinstance(v, bool), "true or false"),
     "uniqueItems": (lambda v: isinstance(v, bool), "true or false"),
@@ -203,12 +251,18 @@ RULES: dict[str, tuple[Any, str]] = {  # keyword -> (test of its value, what it 
     "enum": (lambda v: isinstance(v, list), "a list"),
     "multipleOf": (lambda v: _number(v) and v > 0, "a number above 0"),
     "required": (_strings, "a list of distinct strings"),
-    "type": (lambda v: v in TYPES if isinstance(v, str) else _strings(v) and v and set(v) <= TYPES,
-             f"one of {', '.join(sorted(TYPES))}, or a non-empty list of distinct ones"),
-    "items": (lambda v: _schema(v) or isinstance(v, list) and v and all(map(_schema, v)),
-              "a schema or a non-empty list of schemas"),
-    "dependencies": (lambda v: isinstance(v, dict) and all(_schema(d) or _strings(d) for d in v.values()),
-                     "an object of schemas or lists of distinct strings"),
+    "type": (
+        lambda v: v in TYPES if isinstance(v, str) else _strings(v) and v and set(v) <= TYPES,
+        f"one of {', '.join(sorted(TYPES))}, or a non-empty list of distinct ones",
+    ),
+    "items": (
+        lambda v: _schema(v) or isinstance(v, list) and v and all(map(_schema, v)),
+        "a schema or a non-empty list of schemas",
+    ),
+    "dependencies": (
+        lambda v: isinstance(v, dict) and all(_schema(d) or _strings(d) for d in v.values()),
+        "an object of schemas or lists of distinct strings",
+    ),
 }
 
 

@@ -54,9 +54,16 @@ __all__ = ["DEFAULT_FORMAT", "FORMATS", "Part", "Rendered", "format_note", "form
 
 
 FORMATS = {f.name: f for f in (CHATML, HARMONY, MISTRAL, LLAMA3, LLAMA4, TemplateFormat())}
-DEFAULT_FORMAT = {"cl100k_base": "chatml", "o200k_base": "chatml", "o200k_harmony": "harmony",
-                  "mistral_v1": "mistral", "mistral_v3": "mistral", "mistral_tekken": "mistral",
-                  "llama3": "llama3", "llama4": "llama4"}
+DEFAULT_FORMAT = {
+    "cl100k_base": "chatml",
+    "o200k_base": "chatml",
+    "o200k_harmony": "harmony",
+    "mistral_v1": "mistral",
+    "mistral_v3": "mistral",
+    "mistral_tekken": "mistral",
+    "llama3": "llama3",
+    "llama4": "llama4",
+}
 WHICH_CHAT = f"{', '.join(DEFAULT_FORMAT)} and tokenizers added with a chat template"
 
 
@@ -77,8 +84,9 @@ def formats_of(tokenizer: Tokenizer) -> list[str]:
     return formats_for(tokenizer.name, tokenizer.chat_template is not None)
 
 
-def render(tokenizer: Tokenizer, messages: Sequence[ChatMessage], format_name: str | None = None,
-           tools: Sequence[Tool] = ()) -> Rendered:
+def render(
+    tokenizer: Tokenizer, messages: Sequence[ChatMessage], format_name: str | None = None, tools: Sequence[Tool] = ()
+) -> Rendered:
     """The prompt `messages` (and `tools`, the functions offered) make for `tokenizer` in
     `format_name` (default: the tokenizer's own); an `InvalidInput` names the formats and
     roles allowed when these are not, names a bad tool or call, or says the format has no tools."""
@@ -87,16 +95,20 @@ def render(tokenizer: Tokenizer, messages: Sequence[ChatMessage], format_name: s
         raise InvalidInput(f"{tokenizer.name} has no chat format here; chat prompts work with {WHICH_CHAT}")
     name = format_name or allowed[0]
     if name not in allowed:
-        raise InvalidInput(f"format {excerpt(name)} does not fit {tokenizer.name}; use {' or '.join(map(repr, allowed))}")
+        raise InvalidInput(
+            f"format {excerpt(name)} does not fit {tokenizer.name}; use {' or '.join(map(repr, allowed))}"
+        )
     chat_format = FORMATS[name]
     if not messages:
-        raise InvalidInput("messages is empty; send at least one message like {\"role\": \"user\", \"content\": \"hi\"}")
+        raise InvalidInput('messages is empty; send at least one message like {"role": "user", "content": "hi"}')
     any_role = getattr(chat_format, "any_role", False)  # a template decides itself which roles it takes
     for position, message in enumerate(messages):
         if any_role and not message.role.strip():
             raise InvalidInput(f"message {position} has an empty role; give one such as {', '.join(chat_format.roles)}")
         if message.role not in chat_format.roles and not any_role:
-            raise InvalidInput(f"message {position} has role {excerpt(message.role)}, which {name} does not know; "
-                               f"use one of {', '.join(chat_format.roles)}")
+            raise InvalidInput(
+                f"message {position} has role {excerpt(message.role)}, which {name} does not know; "
+                f"use one of {', '.join(chat_format.roles)}"
+            )
     check_tool_chat(messages, tools)  # the checks every format relies on (app/chat/tools.py)
     return chat_format.render(tokenizer, messages, tools)

@@ -82,8 +82,10 @@ class Rendered:
             elif part.special:
                 tokens.append(Token(part.ids[0], part.text.encode("utf-8"), offset, offset + len(part.text), True))
             elif part.ids:
-                tokens += [Token(t.id, t.bytes, t.start + offset, t.end + offset, t.special)
-                           for t in self.tokenizer.tokens_of(part.text, list(part.ids))]
+                tokens += [
+                    Token(t.id, t.bytes, t.start + offset, t.end + offset, t.special)
+                    for t in self.tokenizer.tokens_of(part.text, list(part.ids))
+                ]
             offset += len(part.text)
         return tokens
 

@@ -73,12 +73,21 @@ def _refusal(answer: tuple, doing: str) -> InvalidInput:
     if problem == "raised":
         return InvalidInput(f"the chat template refused these messages: {detail}", code="template_raised")
     if problem == "invalid":
-        return InvalidInput(f"the chat template does not parse, {detail}; fix the template's Jinja syntax there",
-                            code="template_invalid")
-    why = {"large": "makes too much text", "slow": "is too slow", "memory": "needs too much memory",
-           "died": "crashed", "error": "failed"}.get(problem, "failed")
-    return InvalidInput(f"the chat template {why} {doing}: {detail}; fix the template or use another chat format",
-                        code="template_failed")
+        return InvalidInput(
+            f"the chat template does not parse, {detail}; fix the template's Jinja syntax there",
+            code="template_invalid",
+        )
+    why = {
+        "large": "makes too much text",
+        "slow": "is too slow",
+        "memory": "needs too much memory",
+        "died": "crashed",
+        "error": "failed",
+    }.get(problem, "failed")
+    return InvalidInput(
+        f"the chat template {why} {doing}: {detail}; fix the template or use another chat format",
+        code="template_failed",
+    )
 
 
 def check_template(source: str) -> None:
@@ -103,8 +112,10 @@ def template_messages(messages: Sequence[ChatMessage]) -> list[dict]:
         if m.name is not None:
             item["name"] = m.name
         if m.tool_calls:
-            item["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                                  for c in m.tool_calls]
+            item["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in m.tool_calls
+            ]
         if m.tool_call_id is not None:
             item["tool_call_id"] = m.tool_call_id
         listed.append(item)
@@ -114,19 +125,33 @@ def template_messages(messages: Sequence[ChatMessage]) -> list[dict]:
 def template_tools(tools: Sequence[Tool]) -> list[dict] | None:
     if not tools:
         return None
-    return [t.sent if t.sent is not None else  # as sent, as transformers hands a dict on (key order, strict)
-            {"type": "function", "function": {"name": t.name, **({"description": t.description} if t.description
-                                                                 is not None else {}),
-                                              **({"parameters": t.parameters} if t.parameters is not None else {})}}
-            for t in tools]
+    return [
+        t.sent
+        if t.sent is not None
+        # as sent, as transformers hands a dict on (key order, strict)
+        else {
+            "type": "function",
+            "function": {
+                "name": t.name,
+                **({"description": t.description} if t.description is not None else {}),
+                **({"parameters": t.parameters} if t.parameters is not None else {}),
+            },
+        }
+        for t in tools
+    ]
 
 
-def render_text(template: ChatTemplate, messages: Sequence[ChatMessage], tools: Sequence[Tool] = (),
-                source: str | None = None) -> str:
+def render_text(
+    template: ChatTemplate, messages: Sequence[ChatMessage], tools: Sequence[Tool] = (), source: str | None = None
+) -> str:
     """The prompt text the template (or `source`, by default `source_for` the chat) makes of
     `messages` and `tools`, the reply primed."""
-    context = {"messages": template_messages(messages), "add_generation_prompt": True,
-               "tools": template_tools(tools), "documents": None}
+    context = {
+        "messages": template_messages(messages),
+        "add_generation_prompt": True,
+        "tools": template_tools(tools),
+        "documents": None,
+    }
     for key, token in (("bos_token", template.bos_token), ("eos_token", template.eos_token)):
         if token is not None:  # as transformers: an unset token is undefined (renders empty), not "None"
             context[key] = token

@@ -47,13 +47,13 @@ def tools_mask(ids: Sequence[int], bare: Sequence[int]) -> tuple[list[bool], boo
     while tail < shorter - head and ids[-1 - tail] == bare[-1 - tail]:
         tail += 1
     mask = [False] * len(ids)
-    middle, bare_middle = ids[head:len(ids) - tail], bare[head:len(bare) - tail]
+    middle, bare_middle = ids[head : len(ids) - tail], bare[head : len(bare) - tail]
     if len(middle) * len(bare_middle) > DIFF_CELLS:
-        mask[head:len(ids) - tail] = [True] * len(middle)
+        mask[head : len(ids) - tail] = [True] * len(middle)
         return mask, False
     for tag, _, _, start, end in SequenceMatcher(None, bare_middle, middle, autojunk=False).get_opcodes():
         if tag in ("insert", "replace"):
-            mask[head + start:head + end] = [True] * (end - start)
+            mask[head + start : head + end] = [True] * (end - start)
     return mask, True
 
 
@@ -107,8 +107,9 @@ def _spans(text: str, messages: Sequence[ChatMessage], regions) -> list[tuple[in
     return spans
 
 
-def owners(text: str, tokens, messages: Sequence[ChatMessage], mask: Sequence[bool], diffed: bool = True
-           ) -> list[Owner]:
+def owners(
+    text: str, tokens, messages: Sequence[ChatMessage], mask: Sequence[bool], diffed: bool = True
+) -> list[Owner]:
     """(message, framing, tools) for each token, as the module docstring says; contents are
     looked for outside the tools' text only when `mask` was `diffed`."""
     spans = _spans(text, messages, _regions(tokens, mask) if diffed else ([], []))

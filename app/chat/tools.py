@@ -30,10 +30,14 @@ MAX_TOOLS = 128  # OpenAI's own limit on one request's tools
 MAX_CALLS = 128  # tool calls in one assistant message
 MAX_JSON_DEPTH = 32  # nesting of a schema or of a call's arguments (the schema itself is depth 1)
 NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-TOOL_EXAMPLE = ('{"type": "function", "function": {"name": "get_weather", "description": "Weather in a city", '
-                '"parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}')
-CALL_EXAMPLE = ('{"id": "call_1", "type": "function", "function": {"name": "get_weather", '
-                '"arguments": "{\\"city\\": \\"Paris\\"}"}}')
+TOOL_EXAMPLE = (
+    '{"type": "function", "function": {"name": "get_weather", "description": "Weather in a city", '
+    '"parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}'
+)
+CALL_EXAMPLE = (
+    '{"id": "call_1", "type": "function", "function": {"name": "get_weather", '
+    '"arguments": "{\\"city\\": \\"Paris\\"}"}}'
+)
 
 
 def kind(value: object) -> str:
@@ -80,36 +84,58 @@ def parse_tools(raw: object) -> tuple[Tool, ...]:
 def _tool(item: object, where: str) -> Tool:
     fields = _object(item, where, ("type", "function"), TOOL_EXAMPLE)
     if fields.get("type") != "function":
-        raise InvalidInput(f'{where}.type is {excerpt(fields.get("type"))}; only function tools are counted: '
-                           'send "type": "function"')
-    function = _object(fields.get("function"), f"{where}.function", ("name", "description", "parameters", "strict"),
-                       '{"name": "get_weather", "description": "...", "parameters": {"type": "object"}}')
+        raise InvalidInput(
+            f'{where}.type is {excerpt(fields.get("type"))}; only function tools are counted: send "type": "function"'
+        )
+    function = _object(
+        fields.get("function"),
+        f"{where}.function",
+        ("name", "description", "parameters", "strict"),
+        '{"name": "get_weather", "description": "...", "parameters": {"type": "object"}}',
+    )
     if "name" not in function:
         raise InvalidInput(f'{where}.function has no name; give it "name": letters, digits, _ or -, at most 64')
     name = _string(function["name"], f"{where}.function.name", "give a name of letters, digits, _ or -, at most 64")
-    description = _string(function.get("description"), f"{where}.function.description",
-                          "give a string, or leave it out", optional=True)
+    description = _string(
+        function.get("description"), f"{where}.function.description", "give a string, or leave it out", optional=True
+    )
     parameters = function.get("parameters")
     if parameters is not None and not isinstance(parameters, dict):
-        raise InvalidInput(f"{where}.function.parameters is {kind(parameters)}; give a JSON schema object like "
-                           '{"type": "object", "properties": {...}}, or leave it out')
+        raise InvalidInput(
+            f"{where}.function.parameters is {kind(parameters)}; give a JSON schema object like "
+            '{"type": "object", "properties": {...}}, or leave it out'
+        )
     if not isinstance(function.get("strict", False), bool):
-        raise InvalidInput(f"{where}.function.strict is {kind(function['strict'])}; give true or false, or leave it out")
+        raise InvalidInput(
+            f"{where}.function.strict is {kind(function['strict'])}; give true or false, or leave it out"
+        )
     return Tool(name, description, parameters, sent=fields)
 
 
-def chat_message(position: int, role: str, content: str | None, name: str | None = None,
-                 tool_calls: object = None, tool_call_id: object = None) -> ChatMessage:
+def chat_message(
+    position: int,
+    role: str,
+    content: str | None,
+    name: str | None = None,
+    tool_calls: object = None,
+    tool_call_id: object = None,
+) -> ChatMessage:
     """One message as sent (its role, content and name already strings or None) with its tool fields."""
     where = f"messages[{position}]"
     if tool_calls is not None and role != "assistant":
         raise InvalidInput(f"{where} has tool_calls but role {excerpt(role)}; only assistant messages call tools")
     calls = _tool_calls(tool_calls, where)
     if content is None and not (role == "assistant" and calls):
-        raise InvalidInput(f'{where} has no content (or null); give it text ("" for none); only an assistant '
-                           "message with tool_calls may leave it out")
-    call_id = _string(tool_call_id, f"{where}.tool_call_id", "give the id of the call this tool message answers "
-                      "(a string), or leave it out", optional=True)
+        raise InvalidInput(
+            f'{where} has no content (or null); give it text ("" for none); only an assistant '
+            "message with tool_calls may leave it out"
+        )
+    call_id = _string(
+        tool_call_id,
+        f"{where}.tool_call_id",
+        "give the id of the call this tool message answers (a string), or leave it out",
+        optional=True,
+    )
     return ChatMessage(role, content or "", name, calls, call_id)
 
 
@@ -130,14 +156,21 @@ def _call(item: object, where: str) -> ToolCall:
         if key not in fields:
             raise InvalidInput(f'{where} has no "{key}"; a call looks like {CALL_EXAMPLE}')
     call_id = _string(fields["id"], f"{where}.id", 'give the call an id such as "call_1"')
-    function = _object(fields["function"], f"{where}.function", ("name", "arguments"),
-                       '{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}')
+    function = _object(
+        fields["function"],
+        f"{where}.function",
+        ("name", "arguments"),
+        '{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}',
+    )
     for key in ("name", "arguments"):
         if key not in function:
             raise InvalidInput(f'{where}.function has no "{key}"; a call looks like {CALL_EXAMPLE}')
-    name = _string(function["name"], f"{where}.function.name", "give the name of a tool listed in \"tools\"")
-    arguments = _string(function["arguments"], f"{where}.function.arguments",
-                        "give the arguments as a string of JSON, as OpenAI sends them (JSON-encode the object)")
+    name = _string(function["name"], f"{where}.function.name", 'give the name of a tool listed in "tools"')
+    arguments = _string(
+        function["arguments"],
+        f"{where}.function.arguments",
+        "give the arguments as a string of JSON, as OpenAI sends them (JSON-encode the object)",
+    )
     return ToolCall(call_id, name, arguments)
 
 
@@ -148,8 +181,9 @@ def check_tool_chat(messages: Sequence[ChatMessage], tools: Sequence[Tool]) -> N
     for index, tool in enumerate(tools):
         where = f"tools[{index}].function"
         if not isinstance(tool.name, str) or not NAME.fullmatch(tool.name):
-            raise InvalidInput(f"{where}.name is {excerpt(tool.name)}; a tool name is 1 to 64 letters, digits, "
-                               "_ or - (OpenAI's rule)")
+            raise InvalidInput(
+                f"{where}.name is {excerpt(tool.name)}; a tool name is 1 to 64 letters, digits, _ or - (OpenAI's rule)"
+            )
         if tool.name in names:
             raise InvalidInput(f"{where}.name {tool.name!r} is listed twice; give each tool its own name")
         names.add(tool.name)
@@ -161,19 +195,24 @@ def check_tool_chat(messages: Sequence[ChatMessage], tools: Sequence[Tool]) -> N
     for position, message in enumerate(messages):
         where = f"messages[{position}]"
         if message.tool_calls and message.role != "assistant":
-            raise InvalidInput(f"{where} has tool_calls but role {excerpt(message.role)}; only assistant messages "
-                               "call tools")
-        check_count(f"tool calls in {where}", len(message.tool_calls), MAX_CALLS,
-                    "Split them over several assistant messages")
+            raise InvalidInput(
+                f"{where} has tool_calls but role {excerpt(message.role)}; only assistant messages call tools"
+            )
+        check_count(
+            f"tool calls in {where}", len(message.tool_calls), MAX_CALLS, "Split them over several assistant messages"
+        )
         for index, call in enumerate(message.tool_calls):
             _check_call(call, f"{where}.tool_calls[{index}]", names, calls)
         if message.tool_call_id is not None:
             if message.role != "tool":
-                raise InvalidInput(f'{where} has a tool_call_id but role {excerpt(message.role)}; a tool result '
-                                   'has role "tool"')
+                raise InvalidInput(
+                    f'{where} has a tool_call_id but role {excerpt(message.role)}; a tool result has role "tool"'
+                )
             if message.tool_call_id not in calls:
-                raise InvalidInput(f"{where}.tool_call_id {excerpt(message.tool_call_id)} answers no earlier call; "
-                                   "give the id of a call made in an earlier assistant message")
+                raise InvalidInput(
+                    f"{where}.tool_call_id {excerpt(message.tool_call_id)} answers no earlier call; "
+                    "give the id of a call made in an earlier assistant message"
+                )
 
 
 def _check_call(call: ToolCall, where: str, names: set[str], calls: set[str]) -> None:
@@ -188,8 +227,10 @@ def _check_call(call: ToolCall, where: str, names: set[str], calls: set[str]) ->
     try:
         arguments = json.loads(call.arguments, parse_constant=_refuse_constant)
     except (ValueError, RecursionError):
-        raise InvalidInput(f"{where}.function.arguments {excerpt(call.arguments)} is not JSON; give the arguments "
-                           'as JSON text such as "{\\"city\\": \\"Paris\\"}"') from None
+        raise InvalidInput(
+            f"{where}.function.arguments {excerpt(call.arguments)} is not JSON; give the arguments "
+            'as JSON text such as "{\\"city\\": \\"Paris\\"}"'
+        ) from None
     check_json(arguments, f"{where}.function.arguments")
 
 
@@ -204,8 +245,9 @@ def check_json(value: object, where: str) -> None:
         item, depth = stack.pop()
         if isinstance(item, (dict, list)):
             if depth > MAX_JSON_DEPTH:
-                raise InvalidInput(f"{where} is nested more than {MAX_JSON_DEPTH} levels deep; flatten it",
-                                   code="too_deep")
+                raise InvalidInput(
+                    f"{where} is nested more than {MAX_JSON_DEPTH} levels deep; flatten it", code="too_deep"
+                )
             children = item.values() if isinstance(item, dict) else item
             stack.extend((child, depth + 1) for child in children)
             if isinstance(item, dict) and not all(isinstance(key, str) for key in item):
@@ -229,14 +271,24 @@ def chat_texts(messages: Sequence[ChatMessage], tools: Sequence[Tool]) -> list[s
 
 def cleaned(messages: Sequence[ChatMessage], tools: Sequence[Tool]) -> tuple[list[ChatMessage], tuple[Tool, ...]]:
     """The chat with every lone surrogate (JSON can carry them, UTF-8 cannot) replaced, in every string."""
+
     def clean(text: str | None) -> str | None:
         return None if text is None else clean_text(text)
 
-    out = [replace(message, role=clean(message.role), content=clean(message.content), name=clean(message.name),
-                   tool_calls=tuple(ToolCall(clean(c.id), clean(c.name), clean(c.arguments)) for c in message.tool_calls),
-                   tool_call_id=clean(message.tool_call_id)) for message in messages]
-    return out, tuple(Tool(clean(t.name), clean(t.description), _clean_json(t.parameters), _clean_json(t.sent))
-                      for t in tools)
+    out = [
+        replace(
+            message,
+            role=clean(message.role),
+            content=clean(message.content),
+            name=clean(message.name),
+            tool_calls=tuple(ToolCall(clean(c.id), clean(c.name), clean(c.arguments)) for c in message.tool_calls),
+            tool_call_id=clean(message.tool_call_id),
+        )
+        for message in messages
+    ]
+    return out, tuple(
+        Tool(clean(t.name), clean(t.description), _clean_json(t.parameters), _clean_json(t.sent)) for t in tools
+    )
 
 
 def _clean_json(value):

@@ -46,8 +46,11 @@ def cmd_count(args) -> None:
     with open_plan(args.paths, corpus_options(args)) as plan:
         files_bytes = plan.total_bytes
         workers = workers_of(args, plan.from_stdin)
-        legacy = args.by is None and not any(os.path.isdir(path) for path in args.paths) and all(
-            source.format == "text" for source in plan.sources)
+        legacy = (
+            args.by is None
+            and not any(os.path.isdir(path) for path in args.paths)
+            and all(source.format == "text" for source in plan.sources)
+        )
         by = "file" if legacy else (None if args.by in (None, "none") else args.by)
         progress = Progress(show_progress(args))
         try:
@@ -57,8 +60,11 @@ def cmd_count(args) -> None:
             progress.finish()
     if progress.live:
         rate = human_bytes(report.total[1] / max(report.seconds, 1e-9))
-        print(f"counted {human_bytes(report.total[1])} of text ({human_bytes(files_bytes)} of files) in "
-              f"{report.seconds:.1f} s ({rate}/s of text) on {report.runner}", file=sys.stderr)
+        print(
+            f"counted {human_bytes(report.total[1])} of text ({human_bytes(files_bytes)} of files) in "
+            f"{report.seconds:.1f} s ({rate}/s of text) on {report.runner}",
+            file=sys.stderr,
+        )
     if args.json:
         extra = {"models": count_budget.as_report(asked, report.tokens)} if asked else {}
         print(json.dumps({**report.to_json(), **extra}, indent=2, ensure_ascii=False))
@@ -71,27 +77,47 @@ def cmd_count(args) -> None:
 def print_report(report: CountReport, legacy: bool, asked: count_budget.Asked = ()) -> None:
     names = report.names
     if legacy:  # one row per file and a TOTAL: the table `count FILE...` has always printed (+ the models' columns)
-        rows = [[group, *(f"{n:,}" for n in row[4:]), *count_budget.cells(asked, dict(zip(names, row[4:])))]
-                for group, row in report.groups.items()]
+        rows = [
+            [group, *(f"{n:,}" for n in row[4:]), *count_budget.cells(asked, dict(zip(names, row[4:])))]
+            for group, row in report.groups.items()
+        ]
         if len(rows) > 1:
             rows.append(["TOTAL", *(f"{n:,}" for n in report.total[3:]), *count_budget.cells(asked, report.tokens)])
         print_table(["FILE", *names, *count_budget.columns(asked)], rows)
     else:
         stats = report.stats()
-        print_table(["TOKENIZER", "TOKENS", "TOKENS/BYTE", "CHARS/TOKEN", "VS BEST"], [
-            [name, f"{s['tokens']:,}", f"{s['tokens_per_byte']:.4f}", f"{s['characters_per_token']:.2f}",
-             "best" if s["tokens"] == min(report.total[3:]) else f"+{100 * s['vs_best']:.1f}%"]
-            for name, s in stats.items()
-        ])
+        print_table(
+            ["TOKENIZER", "TOKENS", "TOKENS/BYTE", "CHARS/TOKEN", "VS BEST"],
+            [
+                [
+                    name,
+                    f"{s['tokens']:,}",
+                    f"{s['tokens_per_byte']:.4f}",
+                    f"{s['characters_per_token']:.2f}",
+                    "best" if s["tokens"] == min(report.total[3:]) else f"+{100 * s['vs_best']:.1f}%",
+                ]
+                for name, s in stats.items()
+            ],
+        )
         documents, size, characters = report.total[:3]
-        print(f"\n{_plural(report.files, 'file')}, {_plural(documents, 'document')}, {_plural(size, 'byte')}, "
-              f"{_plural(characters, 'character')}")
+        print(
+            f"\n{_plural(report.files, 'file')}, {_plural(documents, 'document')}, {_plural(size, 'byte')}, "
+            f"{_plural(characters, 'character')}"
+        )
         if report.by is not None:
             print()
-            rows = [[group, *(f"{n:,}" for n in row[:3]), *(f"{n:,}" for n in row[4:])]
-                    for group, row in report.groups.items()]
-            rows.append(["TOTAL", f"{report.files:,}", *(f"{n:,}" for n in report.total[:2]),
-                         *(f"{n:,}" for n in report.total[3:])])
+            rows = [
+                [group, *(f"{n:,}" for n in row[:3]), *(f"{n:,}" for n in row[4:])]
+                for group, row in report.groups.items()
+            ]
+            rows.append(
+                [
+                    "TOTAL",
+                    f"{report.files:,}",
+                    *(f"{n:,}" for n in report.total[:2]),
+                    *(f"{n:,}" for n in report.total[3:]),
+                ]
+            )
             print_table([report.by.upper(), "FILES", "DOCUMENTS", "BYTES", *names], rows)
         if asked:
             print()
@@ -113,8 +139,9 @@ def count_by_script(args, names: list[str], asked: count_budget.Asked) -> None:
         tally = count_scripts.tally_plan(plan, names, get_registry(), args.allow_special)
         problems = plan.problems
     if args.json:
-        print(json.dumps({**count_scripts.as_json(tally), "problems": problems.to_dict()}, indent=2,
-                         ensure_ascii=False))
+        print(
+            json.dumps({**count_scripts.as_json(tally), "problems": problems.to_dict()}, indent=2, ensure_ascii=False)
+        )
     else:
         print_table(*count_scripts.table(tally))
         if problems:
@@ -153,13 +180,30 @@ def count_chat(args, names: list[str], asked: count_budget.Asked = ()) -> None:
     tokens = {name: r.count for name, r in rendered.items()}
     if args.json:
         extra = {"models": count_budget.as_report(asked, tokens)} if asked else {}
-        print(json.dumps({**{name: {"prompt_tokens": r.count, "format": r.format, "per_message": r.message_counts(),
-                                    "overhead": r.overhead, "tools": r.tools_count} for name, r in rendered.items()},
-                          **extra}, indent=2))
+        print(
+            json.dumps(
+                {
+                    **{
+                        name: {
+                            "prompt_tokens": r.count,
+                            "format": r.format,
+                            "per_message": r.message_counts(),
+                            "overhead": r.overhead,
+                            "tools": r.tools_count,
+                        }
+                        for name, r in rendered.items()
+                    },
+                    **extra,
+                },
+                indent=2,
+            )
+        )
         return
     for name, r in rendered.items():
-        print(f"{name}: {r.count} prompt tokens ({r.format}; per message: {r.message_counts()}; "
-              f"framing {r.overhead}" + (f"; tools {r.tools_count})" if tools else ")"))
+        print(
+            f"{name}: {r.count} prompt tokens ({r.format}; per message: {r.message_counts()}; "
+            f"framing {r.overhead}" + (f"; tools {r.tools_count})" if tools else ")")
+        )
     if asked:
         print()
         print_table(*count_budget.model_rows(asked, tokens))
@@ -167,22 +211,42 @@ def count_chat(args, names: list[str], asked: count_budget.Asked = ()) -> None:
 
 
 def add_count_command(add) -> None:
-    sub = add("count", cmd_count, "count tokens of files, directories and datasets (.jsonl, .parquet) under one "
-              "or more tokenizers, on local processes or a Dask cluster")
-    sub.add_argument("-t", "--tokenizer", action="append",
-                     help="tokenizer or model name; repeat for several (default cl100k_base)")
-    sub.add_argument("--model", action="append", metavar="MODEL",
-                     help="also show what the text costs as this model's prompt (input cost, share of its context "
-                     "window; for a dataset, the total input cost); counts with its tokenizer; repeat for several")
+    sub = add(
+        "count",
+        cmd_count,
+        "count tokens of files, directories and datasets (.jsonl, .parquet) under one "
+        "or more tokenizers, on local processes or a Dask cluster",
+    )
+    sub.add_argument(
+        "-t", "--tokenizer", action="append", help="tokenizer or model name; repeat for several (default cl100k_base)"
+    )
+    sub.add_argument(
+        "--model",
+        action="append",
+        metavar="MODEL",
+        help="also show what the text costs as this model's prompt (input cost, share of its context "
+        "window; for a dataset, the total input cost); counts with its tokenizer; repeat for several",
+    )
     add_corpus_arguments(sub, "count")
-    sub.add_argument("--by", choices=[*BY, "script", "none"],
-                     help="also break the counts down by file, folder or extension (default: by file when given "
-                     "only text files, else none); 'script': instead, tokens per character by Unicode script "
-                     "(Latin, Hangul, Han, Emoji, Common, ...), read in this process")
-    sub.add_argument("--messages", metavar="CHAT.json", help="count a chat (a JSON array of messages, or a request "
-                     "body with \"messages\" and \"tools\") as the model's prompt, in the tokenizer's chat format "
-                     "(as POST /api/chat)")
-    sub.add_argument("--tools", metavar="TOOLS.json", help="with --messages: the tools offered (a JSON array of "
-                     "OpenAI function tools), counted as the format writes them")
+    sub.add_argument(
+        "--by",
+        choices=[*BY, "script", "none"],
+        help="also break the counts down by file, folder or extension (default: by file when given "
+        "only text files, else none); 'script': instead, tokens per character by Unicode script "
+        "(Latin, Hangul, Han, Emoji, Common, ...), read in this process",
+    )
+    sub.add_argument(
+        "--messages",
+        metavar="CHAT.json",
+        help="count a chat (a JSON array of messages, or a request "
+        'body with "messages" and "tools") as the model\'s prompt, in the tokenizer\'s chat format '
+        "(as POST /api/chat)",
+    )
+    sub.add_argument(
+        "--tools",
+        metavar="TOOLS.json",
+        help="with --messages: the tools offered (a JSON array of "
+        "OpenAI function tools), counted as the format writes them",
+    )
     sub.add_argument("--json", action="store_true", help="print the whole report as JSON instead of tables")
     sub.add_argument("--allow-special", action="store_true", help="count <|endoftext|> etc. as special tokens")

@@ -27,8 +27,9 @@ def models_asked(names: list[str] | None, registry: Registry) -> Asked:
     for name in names or []:
         if model_names.find(name) is None:
             hint = f"; {name} is a tokenizer: give it with -t" if registry.has(name) else ""
-            raise CliError(f"unknown model {name!r}: --model takes a model name such as gpt-4o "
-                           f"(GET /api/models lists them){hint}")
+            raise CliError(
+                f"unknown model {name!r}: --model takes a model name such as gpt-4o (GET /api/models lists them){hint}"
+            )
         asked.setdefault(model_names.bare(name), (name, registry.resolve(name)))
     return list(asked.values())
 
@@ -50,14 +51,19 @@ def columns(asked: Asked) -> list[str]:
 
 def cells(asked: Asked, tokens: dict[str, int]) -> list[str]:
     """A row's cost and context share under each model (the order of `columns`)."""
-    return [cell for b in budgets(asked, tokens)
-            for cell in (usd(b["input_usd"]), percent(b["share"]) + (" over" if b["fits"] is False else ""))]
+    return [
+        cell
+        for b in budgets(asked, tokens)
+        for cell in (usd(b["input_usd"]), percent(b["share"]) + (" over" if b["fits"] is False else ""))
+    ]
 
 
 def model_rows(asked: Asked, tokens: dict[str, int]) -> tuple[list[str], list[list[str]]]:
     """A dataset's table: per model its tokenizer, tokens and total input and cached-input cost."""
-    rows = [[b["model"], tokenizer, f"{b['used']:,}", usd(b["input_usd"]), usd(b["cached_input_usd"])]
-            for b, (_, tokenizer) in zip(budgets(asked, tokens), asked)]
+    rows = [
+        [b["model"], tokenizer, f"{b['used']:,}", usd(b["input_usd"]), usd(b["cached_input_usd"])]
+        for b, (_, tokenizer) in zip(budgets(asked, tokens), asked)
+    ]
     return ["MODEL", "TOKENIZER", "TOKENS", "INPUT COST", "CACHED INPUT"], rows
 
 

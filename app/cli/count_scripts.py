@@ -28,11 +28,15 @@ def tally_plan(plan: Plan, names: list[str], registry: Registry, allow_special: 
         for part in task.parts:
             for text, size in documents(part, plan.options, problems):
                 try:
-                    ranges = {t.name: token_ranges(t, text, t.encode(text, allow_special), allow_special)
-                              for t in tokenizers}
+                    ranges = {
+                        t.name: token_ranges(t, text, t.encode(text, allow_special), allow_special) for t in tokenizers
+                    }
                 except TokenprismError as error:
-                    problems.record(part.source.index, -1, f"{part.source.shown}: a document of {size:,} bytes "
-                                    f"was refused ({error.message}); skipped")
+                    problems.record(
+                        part.source.index,
+                        -1,
+                        f"{part.source.shown}: a document of {size:,} bytes was refused ({error.message}); skipped",
+                    )
                     continue
                 tally.add(text, ranges)
     return tally
@@ -60,6 +64,9 @@ def table(tally: ScriptTally) -> tuple[list[str], list[list[str]]]:
 
 def as_json(tally: ScriptTally) -> dict:
     characters = sum(tally.characters.values())
-    return {"tokenizers": tally.names, "characters": characters,
-            "tokens": {name: sum(tally.tokens.get(name, {}).values()) for name in tally.names},
-            "by_script": tally.rows()}
+    return {
+        "tokenizers": tally.names,
+        "characters": characters,
+        "tokens": {name: sum(tally.tokens.get(name, {}).values()) for name in tally.names},
+        "by_script": tally.rows(),
+    }

@@ -61,7 +61,9 @@ def read_chat(source: str, tools_source: str | None = None) -> tuple[list, tuple
     if isinstance(raw, dict) and "messages" in raw:
         raw = raw["messages"]
     if not isinstance(raw, list) or not raw:
-        raise CliError(f'{source} must hold a non-empty JSON array of messages like [{{"role": "user", "content": "hi"}}]')
+        raise CliError(
+            f'{source} must hold a non-empty JSON array of messages like [{{"role": "user", "content": "hi"}}]'
+        )
     if tools_source is not None:
         if tools is not None:
             raise CliError(f'{source} has "tools" and --tools gives them too; give the tools once')
@@ -83,13 +85,20 @@ def _messages(raw: list, source: str) -> list:
     for position, item in enumerate(raw):
         fields = item if isinstance(item, dict) else {}
         role, content, name = (fields.get(key) for key in ("role", "content", "name"))
-        if (not isinstance(role, str) or not isinstance(content, (str, type(None)))
-                or not isinstance(name, (str, type(None))) or set(fields) - keys):
-            raise CliError(f'message {position} in {source} must have string "role" and "content" (and optionally '
-                           '"name", "tool_calls", "tool_call_id"), nothing else')
+        if (
+            not isinstance(role, str)
+            or not isinstance(content, (str, type(None)))
+            or not isinstance(name, (str, type(None)))
+            or set(fields) - keys
+        ):
+            raise CliError(
+                f'message {position} in {source} must have string "role" and "content" (and optionally '
+                '"name", "tool_calls", "tool_call_id"), nothing else'
+            )
         with _in_file(source):
-            messages.append(chat_message(position, role, content, name, fields.get("tool_calls"),
-                                         fields.get("tool_call_id")))
+            messages.append(
+                chat_message(position, role, content, name, fields.get("tool_calls"), fields.get("tool_call_id"))
+            )
     return messages
 
 

@@ -63,8 +63,10 @@ class Progress:
             self.stream.write("\n")
         elif self.stage_lines:
             if self._stage == "counting":
-                self.stream.write(f"counting: {human_bytes(done)} read in {seconds:.1f} s "
-                                  f"({human_bytes(done / max(seconds, 1e-9))}/s)\n")
+                self.stream.write(
+                    f"counting: {human_bytes(done)} read in {seconds:.1f} s "
+                    f"({human_bytes(done / max(seconds, 1e-9))}/s)\n"
+                )
             else:
                 self.stream.write(f"merging: {done:,} merges in {seconds:.1f} s\n")
         self.stream.flush()

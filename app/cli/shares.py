@@ -33,9 +33,11 @@ def cmd_prune(args) -> None:
     for key, created, size in pruned.removed:
         print(f"{verb} {key}  created {created}  {size:,} bytes")
     freed = sum(size for _, _, size in pruned.removed)
-    print(f"{verb} {len(pruned.removed):,} shares ({freed:,} bytes); "
-          f"{'would leave' if args.dry_run else 'left'} {pruned.shares:,} shares ({pruned.bytes:,} bytes) "
-          f"in {store.path}")
+    print(
+        f"{verb} {len(pruned.removed):,} shares ({freed:,} bytes); "
+        f"{'would leave' if args.dry_run else 'left'} {pruned.shares:,} shares ({pruned.bytes:,} bytes) "
+        f"in {store.path}"
+    )
 
 
 def add_shares_command(add) -> None:
@@ -46,6 +48,10 @@ def add_shares_command(add) -> None:
     sub = actions.add_parser("prune", help=help_text, description=help_text)
     sub.set_defaults(handler=cmd_prune)
     sub.add_argument("--older-than", type=float, metavar="DAYS", help="remove shares created more than DAYS ago")
-    sub.add_argument("--max-bytes", type=int, metavar="N",
-                     help="then remove the oldest until the shares take at most N bytes (compressed)")
+    sub.add_argument(
+        "--max-bytes",
+        type=int,
+        metavar="N",
+        help="then remove the oldest until the shares take at most N bytes (compressed)",
+    )
     sub.add_argument("--dry-run", action="store_true", help="list what would be removed; remove nothing")

@@ -30,8 +30,10 @@ def cmd_add(args) -> None:
         if not path.is_file():
             raise CliError(f"{args.file} is not a regular file; give a tokenizer file")
         if size > settings.max_upload_bytes:
-            raise CliError(f"{args.file} is {size:,} bytes; the limit is {settings.max_upload_bytes:,} "
-                             "(TOKENPRISM_MAX_UPLOAD_BYTES)")
+            raise CliError(
+                f"{args.file} is {size:,} bytes; the limit is {settings.max_upload_bytes:,} "
+                "(TOKENPRISM_MAX_UPLOAD_BYTES)"
+            )
         data = path.read_bytes()
     except FileNotFoundError:
         raise CliError(f"no such file: {args.file}; check the path") from None
@@ -42,16 +44,26 @@ def cmd_add(args) -> None:
         try:
             special = json.loads(args.special)
         except ValueError:
-            raise CliError('--special must be a JSON object such as \'{"<|endoftext|>": 100257}\'') from None
+            raise CliError("--special must be a JSON object such as '{\"<|endoftext|>\": 100257}'") from None
     template = _read_template(args.chat_template) if args.chat_template else None
-    facts, data = uploads.check(data, args.name, args.description or "", kind=args.kind, pattern=args.pattern,
-                                special_tokens=special, source_name=path.name, max_vocab=settings.max_upload_vocab,
-                                chat_template=template)
+    facts, data = uploads.check(
+        data,
+        args.name,
+        args.description or "",
+        kind=args.kind,
+        pattern=args.pattern,
+        special_tokens=special,
+        source_name=path.name,
+        max_vocab=settings.max_upload_vocab,
+        chat_template=template,
+    )
     stored = uploads.store(settings.user_tokenizer_dir, args.name, facts, data, replace=args.force)
     chat = f", chat template from {args.chat_template}" if template else ""
-    print(f"added {args.name}: {facts.kind}, {facts.vocab_size:,} ids{chat}, sha256 {facts.sha256[:16]}…, "
-          f"stored in {stored}\ntry: tokenprism encode -t {args.name} FILE  (the web app lists it too)",
-          file=sys.stderr)
+    print(
+        f"added {args.name}: {facts.kind}, {facts.vocab_size:,} ids{chat}, sha256 {facts.sha256[:16]}…, "
+        f"stored in {stored}\ntry: tokenprism encode -t {args.name} FILE  (the web app lists it too)",
+        file=sys.stderr,
+    )
 
 
 def _read_template(name: str) -> dict:
@@ -59,8 +71,9 @@ def _read_template(name: str) -> dict:
     path = Path(name)
     try:
         if path.exists() and not path.is_file():
-            raise CliError(f"--chat-template {name} is not a regular file; give a tokenizer_config.json or "
-                           "a .jinja file")
+            raise CliError(
+                f"--chat-template {name} is not a regular file; give a tokenizer_config.json or a .jinja file"
+            )
         with path.open("rb") as handle:
             data = handle.read(template_files.MAX_FILE_BYTES + 1)
     except FileNotFoundError:
@@ -86,9 +99,15 @@ def add_store_commands(add) -> None:
     sub.add_argument("--name", required=True, help="name to use it by (a-z, 0-9, _ . -)")
     sub.add_argument("--kind", choices=uploads.KINDS, help="the file's kind (default: detected from its content)")
     sub.add_argument("--pattern", help="for a .tiktoken file: gpt2, gpt4 (cl100k), o200k, or a split regex")
-    sub.add_argument("--special", metavar="JSON", help='for a .tiktoken file: special tokens, {"<|endoftext|>": 100257}')
-    sub.add_argument("--chat-template", metavar="FILE", help="the model's tokenizer_config.json (its chat_template) "
-                     "or a .jinja template: chats are rendered with it (the 'template' chat format)")
+    sub.add_argument(
+        "--special", metavar="JSON", help='for a .tiktoken file: special tokens, {"<|endoftext|>": 100257}'
+    )
+    sub.add_argument(
+        "--chat-template",
+        metavar="FILE",
+        help="the model's tokenizer_config.json (its chat_template) "
+        "or a .jinja template: chats are rendered with it (the 'template' chat format)",
+    )
     sub.add_argument("--description", help="one line shown in the tokenizer lists")
     sub.add_argument("--force", action="store_true", help="replace an existing tokenizer of that name")
     sub = add("remove", cmd_remove, "remove a tokenizer that was added or trained")

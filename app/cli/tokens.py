@@ -61,10 +61,19 @@ def cmd_serve(args) -> None:
     from app.pricing.facts import load_facts
 
     load_facts(get_settings().data_dir)  # a bad model-facts file: one line and exit 2, before uvicorn starts
-    os.environ["TOKENPRISM_BIND_HOST"] = args.host  # the app's default allowed Hosts (edge/hosts.py); workers inherit it
+    os.environ["TOKENPRISM_BIND_HOST"] = (
+        args.host
+    )  # the app's default allowed Hosts (edge/hosts.py); workers inherit it
     uvicorn.run(
-        "app.main:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
-        http=BoundedHttpToolsProtocol, loop="auto", log_level=args.log_level, access_log=args.access_log,
+        "app.main:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        http=BoundedHttpToolsProtocol,
+        loop="auto",
+        log_level=args.log_level,
+        access_log=args.access_log,
         timeout_keep_alive=get_settings().keepalive_timeout_s,  # the protocol reads the other timeouts itself
     )
 
@@ -77,7 +86,9 @@ def add_commands(add) -> None:
         ("tokenize", cmd_tokenize, "print each token: id, bytes, character range, text"),
     ):
         sub = add(name, handler, help_text)
-        sub.add_argument("-t", "--tokenizer", required=True, help="tokenizer name (see `tokenprism list`) or model name (gpt-4o)")
+        sub.add_argument(
+            "-t", "--tokenizer", required=True, help="tokenizer name (see `tokenprism list`) or model name (gpt-4o)"
+        )
         sub.add_argument("file", nargs="?", default="-", help="file to read; '-' or nothing for stdin")
         sub.add_argument("--allow-special", action="store_true", help="encode <|endoftext|> etc. as special tokens")
         if name == "tokenize":
@@ -92,9 +103,17 @@ def add_serve(add) -> None:
     sub = add("serve", cmd_serve, "run the web app")
     sub.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     sub.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    sub.add_argument("--workers", type=int, default=1,
-                     help="server processes (uvicorn's workers; default 1). Each loads the tokenizers it "
-                     "serves on its own: see docs/serving.md for the memory each costs")
-    sub.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
-                     help="uvicorn's log level (default info)")
+    sub.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes (uvicorn's workers; default 1). Each loads the tokenizers it "
+        "serves on its own: see docs/serving.md for the memory each costs",
+    )
+    sub.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="uvicorn's log level (default info)",
+    )
     sub.add_argument("--no-access-log", dest="access_log", action="store_false", help="do not log every request")

@@ -32,9 +32,18 @@ def cmd_train(args) -> None:
     if not args.paths:
         raise CliError("give the files or directories to train on ('-' for stdin)")
     description = args.description or f"trained with the CLI on {_describe(args.paths)}, pattern {args.pattern}"
-    spec = check_spec(TrainSpec(name=args.name, vocab_size=args.vocab_size, pattern=args.pattern,
-                                special_tokens=tuple(args.special), replace=args.force, description=description),
-                      get_registry(), max_vocab=MAX_VOCAB_SIZE)  # no web limits here: the CLI takes any size
+    spec = check_spec(
+        TrainSpec(
+            name=args.name,
+            vocab_size=args.vocab_size,
+            pattern=args.pattern,
+            special_tokens=tuple(args.special),
+            replace=args.force,
+            description=description,
+        ),
+        get_registry(),
+        max_vocab=MAX_VOCAB_SIZE,
+    )  # no web limits here: the CLI takes any size
     counted = {}
     with open_plan(args.paths, corpus_options(args)) as plan:
         workers = workers_of(args, plan.from_stdin)
@@ -75,11 +84,16 @@ def _describe(paths: list[str]) -> str:
 
 
 def add_train_command(add) -> None:
-    sub = add("train", cmd_train, "train a byte-level BPE on a corpus (files, directories, .jsonl, .parquet); "
-              "it becomes usable everywhere by name")
+    sub = add(
+        "train",
+        cmd_train,
+        "train a byte-level BPE on a corpus (files, directories, .jsonl, .parquet); "
+        "it becomes usable everywhere by name",
+    )
     add_corpus_arguments(sub, "train on")
-    sub.add_argument("--vocab-size", type=int, required=True,
-                     help="size of the vocabulary, from 256 + specials to 1,048,576")
+    sub.add_argument(
+        "--vocab-size", type=int, required=True, help="size of the vocabulary, from 256 + specials to 1,048,576"
+    )
     sub.add_argument("--pattern", choices=["gpt4", "gpt2", "none"], default="gpt4", help="split pattern (default gpt4)")
     sub.add_argument("--name", required=True, help="name to save it under (a-z, 0-9, _ . -)")
     sub.add_argument("--special", action="append", default=[], help="a special token string; repeat for several")

@@ -89,8 +89,13 @@ class CountReport:
         if self.by is not None:
             report["by"] = self.by
             report["groups"] = {
-                group: {"files": row[0], "documents": row[1], "bytes": row[2], "characters": row[3],
-                        "tokens": dict(zip(self.names, row[4:]))}
+                group: {
+                    "files": row[0],
+                    "documents": row[1],
+                    "bytes": row[2],
+                    "characters": row[3],
+                    "tokens": dict(zip(self.names, row[4:])),
+                }
                 for group, row in self.groups.items()
             }
         if self.by == "file":  # the shape `count --json` has always had
@@ -98,12 +103,25 @@ class CountReport:
         return report
 
 
-def count_corpus(plan: Plan, specs: tuple[TokenizerSpec, ...], runner: Runner, *, by: str | None = None,
-                 allow_special: bool = False, progress: Progress | None = None) -> CountReport:
+def count_corpus(
+    plan: Plan,
+    specs: tuple[TokenizerSpec, ...],
+    runner: Runner,
+    *,
+    by: str | None = None,
+    allow_special: bool = False,
+    progress: Progress | None = None,
+) -> CountReport:
     started = time.perf_counter()
     width = 3 + len(specs)
-    report = CountReport([spec.name for spec in specs], by, [0] * width, files=len(plan.sources),
-                         runner=runner.name, workers=runner.workers)
+    report = CountReport(
+        [spec.name for spec in specs],
+        by,
+        [0] * width,
+        files=len(plan.sources),
+        runner=runner.name,
+        workers=runner.workers,
+    )
     report.problems.add(plan.problems)
     rows: dict[str, tuple[int, list[int]]] = {}  # group -> (first source index, [files, ...])
     seen: set[int] = set()

@@ -28,19 +28,25 @@ def with_row_groups(source: Source, column: str, problems: Problems) -> Source |
         metadata = pq.read_metadata(source.path)
         schema = metadata.schema.to_arrow_schema()
     except (OSError, ValueError, pa.ArrowException) as error:
-        problems.file(source.index, 0, f"{source.shown}: not a readable Parquet file ({first_line(error)}); "
-                      "skipped")
+        problems.file(source.index, 0, f"{source.shown}: not a readable Parquet file ({first_line(error)}); skipped")
         return None
     if column not in schema.names:
-        problems.file(source.index, 0, f"{source.shown}: has no column {column!r} (its columns: "
-                      f"{', '.join(schema.names[:20])}); choose one with --column")
+        problems.file(
+            source.index,
+            0,
+            f"{source.shown}: has no column {column!r} (its columns: "
+            f"{', '.join(schema.names[:20])}); choose one with --column",
+        )
         return None
     kind = schema.field(column).type
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or str(kind) == "string_view"):
-        problems.file(source.index, 0, f"{source.shown}: column {column!r} holds {kind}, not text; "
-                      "choose a string column with --column")
+        problems.file(
+            source.index,
+            0,
+            f"{source.shown}: column {column!r} holds {kind}, not text; choose a string column with --column",
+        )
         return None
     groups = tuple(metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups))
     return Source(source.index, source.path, source.shown, source.format, source.size, groups)
@@ -53,16 +59,19 @@ def read(part: Part, options: CorpusOptions, problems: Problems) -> Iterator[Doc
         parquet = pq.ParquetFile(source.path)
         for group in range(part.start, part.stop):
             row = 0
-            batches = parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS, row_groups=[group],
-                                           columns=[options.column_name], use_threads=False)
+            batches = parquet.iter_batches(
+                batch_size=PARQUET_BATCH_ROWS, row_groups=[group], columns=[options.column_name], use_threads=False
+            )
             for batch in batches:
                 for value in batch.column(0).to_pylist():
                     where = f"row group {group}, row {row:,}"
-                    found = text_value(value, source, group * 2**32 + row, where, options.column_name,
-                                       problems, limit)
+                    found = text_value(value, source, group * 2**32 + row, where, options.column_name, problems, limit)
                     row += 1
                     if found is not None:
                         yield found
     except (OSError, ValueError, pa.ArrowException) as error:
-        problems.file(source.index, group * 2**32, f"{source.shown}: unreadable at row group {group} "
-                      f"({first_line(error)}); the rest of the part was skipped")
+        problems.file(
+            source.index,
+            group * 2**32,
+            f"{source.shown}: unreadable at row group {group} ({first_line(error)}); the rest of the part was skipped",
+        )

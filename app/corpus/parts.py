@@ -55,11 +55,17 @@ def first_line(error: BaseException) -> str:
     return (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
 
 
-def text_value(value: object, source: Source, position: int, where: str, name: str, problems: Problems,
-                limit: int) -> Document | None:
+def text_value(
+    value: object, source: Source, position: int, where: str, name: str, problems: Problems, limit: int
+) -> Document | None:
     if not isinstance(value, str):
-        shown = "null" if value is None else {int: "a number", float: "a number", bool: "true or false",
-                                                  list: "a list", dict: "an object"}.get(type(value), "not a string")
+        shown = (
+            "null"
+            if value is None
+            else {int: "a number", float: "a number", bool: "true or false", list: "a list", dict: "an object"}.get(
+                type(value), "not a string"
+            )
+        )
         problems.record(source.index, position, f"{source.shown} {where}: {name!r} is {shown}, not text; skipped")
         return None
     if value.isascii():
@@ -68,7 +74,10 @@ def text_value(value: object, source: Source, position: int, where: str, name: s
         value = clean_text(value)
         size = len(value.encode("utf-8"))
     if size > limit:
-        problems.record(source.index, position, f"{source.shown} {where}: a text of {size:,} bytes, over "
-                        f"--max-document-size ({limit:,}); skipped")
+        problems.record(
+            source.index,
+            position,
+            f"{source.shown} {where}: a text of {size:,} bytes, over --max-document-size ({limit:,}); skipped",
+        )
         return None
     return value, size

@@ -29,5 +29,7 @@ def specs_for(names: list[str], registry: Registry | None = None) -> tuple[Token
     """Specs for tokenizer or model names (resolved here, so a bad name fails before any work)."""
     registry = registry or get_registry()
     canonical = list(dict.fromkeys(registry.resolve(name) for name in names))
-    return tuple(TokenizerSpec(name) if registry.is_builtin(name) else TokenizerSpec(name, registry.get(name))
-                 for name in canonical)
+    return tuple(
+        TokenizerSpec(name) if registry.is_builtin(name) else TokenizerSpec(name, registry.get(name))
+        for name in canonical
+    )

@@ -57,5 +57,9 @@ class Problems:
         return ", ".join(parts) or "none"
 
     def to_dict(self) -> dict:
-        return {"bad_files": self.bad_files, "bad_records": self.bad_records, "examples": self.messages(),
-                "more": max(self.total - len(self.examples), 0)}
+        return {
+            "bad_files": self.bad_files,
+            "bad_records": self.bad_records,
+            "examples": self.messages(),
+            "more": max(self.total - len(self.examples), 0),
+        }

@@ -29,11 +29,13 @@ from app.corpus.sources import pieces_in
 WINDOW = 1 << 20  # how far past a piece's nominal start a line end is looked for
 BLOCK = 1 << 16
 
+
 def documents(part: Part, options: CorpusOptions, problems: Problems) -> Iterator[Document]:
     source = part.source
     if source.format == "gz":
-        problems.file(source.index, 0, f"{source.shown}: compressed text is not read (only .jsonl.gz is); "
-                      "decompress it first")
+        problems.file(
+            source.index, 0, f"{source.shown}: compressed text is not read (only .jsonl.gz is); decompress it first"
+        )
         return
     if source.format == "parquet":
         from app.corpus.parquet import read as reader
@@ -85,8 +87,11 @@ def _text(part: Part, options: CorpusOptions, problems: Problems) -> Iterator[Do
                 text = data.decode("utf-8")
             except UnicodeDecodeError as error:
                 where = start + error.start
-                problems.record(source.index, where, f"{source.shown}: not UTF-8 text (bad byte at offset {where:,}); "
-                                "skipped (convert it to UTF-8)")
+                problems.record(
+                    source.index,
+                    where,
+                    f"{source.shown}: not UTF-8 text (bad byte at offset {where:,}); skipped (convert it to UTF-8)",
+                )
             else:
                 yield text, len(data)
             start = end
@@ -124,9 +129,13 @@ def _jsonl_gz(part: Part, options: CorpusOptions, problems: Problems) -> Iterato
                     yield found
     except (OSError, EOFError, zlib.error) as error:
         reason = first_line(error) or "truncated"
-        problems.file(source.index, number + 1, f"{source.shown}: not a readable gzip file ({reason}); skipped"
-                      if number == 0 else f"{source.shown}: unreadable after line {number:,} ({reason}); "
-                      "the rest of the file was skipped")
+        problems.file(
+            source.index,
+            number + 1,
+            f"{source.shown}: not a readable gzip file ({reason}); skipped"
+            if number == 0
+            else f"{source.shown}: unreadable after line {number:,} ({reason}); the rest of the file was skipped",
+        )
 
 
 def _read_line(file, limit: int) -> tuple[bytes | None, int]:
@@ -147,8 +156,15 @@ def _skip_line(file) -> int:
             return skipped
 
 
-def _record(line: bytes | None, source: Source, position: int, where: str, options: CorpusOptions,
-            problems: Problems, limit: int) -> Document | None:
+def _record(
+    line: bytes | None,
+    source: Source,
+    position: int,
+    where: str,
+    options: CorpusOptions,
+    problems: Problems,
+    limit: int,
+) -> Document | None:
     def bad(message: str) -> None:
         problems.record(source.index, position, f"{source.shown} {where}: {message}; skipped")
 

@@ -100,8 +100,7 @@ class PoolRunner(Runner):
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(["app.corpus.work"])
         self.close()
-        self._pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=work.install,
-                                         initargs=(shared,))
+        self._pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=work.install, initargs=(shared,))
         submit = lambda task: self._pool.submit(fn, task, None, *args)  # noqa: E731
         first_done = lambda futures: wait_futures(futures, return_when=FIRST_COMPLETED).done  # noqa: E731
         yield from self._windowed(submit, first_done, tasks, ordered)
@@ -117,13 +116,15 @@ class DaskRunner(Runner):
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise CorpusError("--dask needs Dask's distributed package; install it with "
-                              "pip install 'tokenprism[dask]'") from None
+            raise CorpusError(
+                "--dask needs Dask's distributed package; install it with pip install 'tokenprism[dask]'"
+            ) from None
         self._cluster = None
         try:
             if address == "local":
-                self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                             dashboard_address=None, host="127.0.0.1")
+                self._cluster = LocalCluster(
+                    n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
+                )
                 self.client = Client(self._cluster)
                 self.name = f"Dask LocalCluster of {workers} processes at {self._cluster.scheduler_address}"
             else:
@@ -132,8 +133,10 @@ class DaskRunner(Runner):
                 self.client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
         except (OSError, TimeoutError) as error:
             self.close()
-            raise CorpusError(f"cannot use the Dask scheduler at {address} ({str(error).splitlines()[0][:160]}); "
-                              "start one (dask scheduler, dask worker) or use --dask local") from None
+            raise CorpusError(
+                f"cannot use the Dask scheduler at {address} ({str(error).splitlines()[0][:160]}); "
+                "start one (dask scheduler, dask worker) or use --dask local"
+            ) from None
         self.workers = max(1, sum(self.client.nthreads().values()))
 
     def run(self, fn, tasks, shared, *args, ordered=False):
@@ -160,8 +163,9 @@ def make_runner(workers: int, dask: str | None, tasks: int) -> Runner:
     """The runner for `workers` (local) or a Dask address; this process when that is all it would use."""
     if dask is not None:
         if dask != "local" and not DASK_ADDRESS.fullmatch(dask):
-            raise CorpusError(f"--dask {dask!r} is not a scheduler address; give tcp://HOST:PORT "
-                              "(8786 by default) or local")
+            raise CorpusError(
+                f"--dask {dask!r} is not a scheduler address; give tcp://HOST:PORT (8786 by default) or local"
+            )
         return DaskRunner(dask, workers)
     if min(workers, tasks) <= 1:
         return Runner()
@@ -181,10 +185,13 @@ def _result(future, task: Task):
     except work.TaskError as error:
         raise RunError(f"a worker failed on task {task.index}: {error}") from None
     except BrokenProcessPool:
-        raise RunError("a worker process died (out of memory? see dmesg); lower --workers or "
-                       "--max-document-size") from None
+        raise RunError(
+            "a worker process died (out of memory? see dmesg); lower --workers or --max-document-size"
+        ) from None
     except Exception as error:
         if not type(error).__module__.startswith("distributed"):
             raise
-        raise RunError(f"the Dask cluster failed on task {task.index} ({type(error).__name__}: "
-                       f"{str(error).splitlines()[0][:200] if str(error) else ''})") from None
+        raise RunError(
+            f"the Dask cluster failed on task {task.index} ({type(error).__name__}: "
+            f"{str(error).splitlines()[0][:200] if str(error) else ''})"
+        ) from None

@@ -37,8 +37,18 @@ from app.corpus.parts import CorpusOptions, Part, Source, first_line
 from app.corpus.problems import Problems
 from app.errors import InvalidInput
 
-__all__ = ["CorpusError", "CorpusOptions", "Part", "Plan", "Source", "Task", "first_line", "format_of", "open_plan",
-           "pieces_in"]
+__all__ = [
+    "CorpusError",
+    "CorpusOptions",
+    "Part",
+    "Plan",
+    "Source",
+    "Task",
+    "first_line",
+    "format_of",
+    "open_plan",
+    "pieces_in",
+]
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 MAX_PARTS_PER_TASK = 1000  # small files grouped into one task
@@ -104,8 +114,9 @@ class Plan:
         tasks: list[Task] = []
         current: list[Part] = []
         for part in parts:
-            if current and (sum(p.size for p in current) + part.size > self.options.task_bytes
-                            or len(current) >= MAX_PARTS_PER_TASK):
+            if current and (
+                sum(p.size for p in current) + part.size > self.options.task_bytes or len(current) >= MAX_PARTS_PER_TASK
+            ):
                 tasks.append(Task(len(tasks), tuple(current)))
                 current = []
             current.append(part)
@@ -125,11 +136,15 @@ def _parts(source: Source, options: CorpusOptions) -> list[Part]:
         piece = options.max_document_bytes
         per_task = max(1, task // piece)
         count = pieces_in(size, piece)
-        return [Part(source, k, min(count, k + per_task), min(size, (k + per_task) * piece) - min(size, k * piece))
-                for k in range(0, count, per_task)]
+        return [
+            Part(source, k, min(count, k + per_task), min(size, (k + per_task) * piece) - min(size, k * piece))
+            for k in range(0, count, per_task)
+        ]
     if source.format == "jsonl":
-        return [Part(source, start, min(size, start + task), min(size, start + task) - start)
-                for start in range(0, max(size, 1), task)]
+        return [
+            Part(source, start, min(size, start + task), min(size, start + task) - start)
+            for start in range(0, max(size, 1), task)
+        ]
     if source.format == "parquet" and source.row_groups:
         parts, first, held, done, whole = [], 0, 0, 0, sum(source.row_groups) or 1
         for group, group_size in enumerate(source.row_groups):
@@ -182,21 +197,28 @@ def _fill(plan: Plan, paths: list[str]) -> None:
             except OSError as error:
                 raise CorpusError(f"cannot read {given}: {_reason(error)}") from None
     if (options.include or options.exclude) and not walked:
-        raise CorpusError("--include and --exclude filter the files found in directories, and no directory was "
-                          "given; give a directory or drop them")
+        raise CorpusError(
+            "--include and --exclude filter the files found in directories, and no directory was "
+            "given; give a directory or drop them"
+        )
     formats = {format_of(shown) for _, shown in found}
     if options.field is not None and not formats & {"jsonl", "jsonl.gz"}:
-        raise CorpusError(f"--field applies to .jsonl and .jsonl.gz files, and none are among the inputs; drop "
-                          f"--field {options.field} or give .jsonl files")
+        raise CorpusError(
+            f"--field applies to .jsonl and .jsonl.gz files, and none are among the inputs; drop "
+            f"--field {options.field} or give .jsonl files"
+        )
     if options.column is not None and "parquet" not in formats:
-        raise CorpusError(f"--column applies to .parquet files, and none are among the inputs; drop "
-                          f"--column {options.column} or give .parquet files")
+        raise CorpusError(
+            f"--column applies to .parquet files, and none are among the inputs; drop "
+            f"--column {options.column} or give .parquet files"
+        )
     if "parquet" in formats:
         try:
             import pyarrow.parquet  # noqa: F401
         except ImportError:
-            raise CorpusError("reading .parquet files needs pyarrow; install it with "
-                              "pip install 'tokenprism[parquet]'") from None
+            raise CorpusError(
+                "reading .parquet files needs pyarrow; install it with pip install 'tokenprism[parquet]'"
+            ) from None
     seen: set[tuple[int, int]] = set()
     for path, shown in found:
         try:
@@ -215,9 +237,11 @@ def _fill(plan: Plan, paths: list[str]) -> None:
         if source is not None:
             plan.sources.append(source)
     if not plan.sources and not plan.problems:
-        raise CorpusError(f"no files to read in {', '.join(paths)}"
-                          + (" that match --include and --exclude" if options.include or options.exclude else "")
-                          + "; check the paths")
+        raise CorpusError(
+            f"no files to read in {', '.join(paths)}"
+            + (" that match --include and --exclude" if options.include or options.exclude else "")
+            + "; check the paths"
+        )
 
 
 def _walk(top: str, options: CorpusOptions, problems: Problems, order: int) -> list[tuple[str, str]]:
@@ -228,8 +252,9 @@ def _walk(top: str, options: CorpusOptions, problems: Problems, order: int) -> l
 
     for root, folders, files in os.walk(top, onerror=failed):
         below = os.path.relpath(root, top)
-        folders[:] = sorted(f for f in folders if not f.startswith(".")
-                            and not _matches(options.exclude, _joined(below, f), f))
+        folders[:] = sorted(
+            f for f in folders if not f.startswith(".") and not _matches(options.exclude, _joined(below, f), f)
+        )
         for name in sorted(files):
             relative = _joined(below, name)
             if name.startswith(".") or _matches(options.exclude, relative, name):

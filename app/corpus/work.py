@@ -59,8 +59,9 @@ class ChunkResult:
     problems: Problems = field(default_factory=Problems)
 
 
-def count_task(task: Task, specs: tuple[TokenizerSpec, ...] | None, options: CorpusOptions,
-               allow_special: bool = False) -> CountResult:
+def count_task(
+    task: Task, specs: tuple[TokenizerSpec, ...] | None, options: CorpusOptions, allow_special: bool = False
+) -> CountResult:
     try:
         tokenizers = [spec.get() for spec in (_installed if specs is None else specs)]
     except TokenprismError as error:
@@ -72,8 +73,11 @@ def count_task(task: Task, specs: tuple[TokenizerSpec, ...] | None, options: Cor
             try:
                 counts = [len(tokenizer.encode(text, allow_special)) for tokenizer in tokenizers]
             except TokenprismError as error:
-                result.problems.record(part.source.index, -1, f"{part.source.shown}: a document of {size:,} bytes "
-                                       f"was refused ({error.message}); skipped")
+                result.problems.record(
+                    part.source.index,
+                    -1,
+                    f"{part.source.shown}: a document of {size:,} bytes was refused ({error.message}); skipped",
+                )
                 continue
             row[0] += 1
             row[1] += size

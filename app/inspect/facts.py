@@ -47,11 +47,15 @@ def checked_id(found: Inspected, value: str | int) -> int:
     tokenizer = found.tokenizer
     token_id = parse_token_id(value, tokenizer.name, tokenizer.vocab_size)
     if token_id >= tokenizer.vocab_size:
-        raise BadTokenId(f"token id {token_id:,} is out of range for {tokenizer.name}; "
-                         f"its ids go from 0 to {tokenizer.vocab_size - 1:,}")
+        raise BadTokenId(
+            f"token id {token_id:,} is out of range for {tokenizer.name}; "
+            f"its ids go from 0 to {tokenizer.vocab_size - 1:,}"
+        )
     if found.index.position(token_id) is None:
-        raise BadTokenId(f"{tokenizer.name} has no token {token_id:,} (a gap in its vocabulary); "
-                         "browse its vocabulary for the ids it has")
+        raise BadTokenId(
+            f"{tokenizer.name} has no token {token_id:,} (a gap in its vocabulary); "
+            "browse its vocabulary for the ids it has"
+        )
     return token_id
 
 
@@ -67,7 +71,10 @@ def merge_tree(found: Inspected, token_id: int) -> Node:
         if parents is None or count + 2 > MAX_TREE_NODES:
             continue
         node.how = parents.how
-        node.children = [Node(parents.left, index.bytes_of(parents.left)), Node(parents.right, index.bytes_of(parents.right))]
+        node.children = [
+            Node(parents.left, index.bytes_of(parents.left)),
+            Node(parents.right, index.bytes_of(parents.right)),
+        ]
         count += 2
         stack += node.children
     for node in reversed(order):  # children before their parent
@@ -94,7 +101,9 @@ def same_in_names(registry: Registry, name: str) -> list[str]:
 def same_in(registry: Registry, found: Inspected, token_id: int) -> dict[str, int | None]:
     """Built-in tokenizer name -> the id of a token with the same bytes there (None: no such token)."""
     data, special = found.index.bytes_of(token_id), found.index.is_special(token_id)
-    return {other: same_in_one(registry, other, data, special) for other in same_in_names(registry, found.tokenizer.name)}
+    return {
+        other: same_in_one(registry, other, data, special) for other in same_in_names(registry, found.tokenizer.name)
+    }
 
 
 def _byte_fallback(found: Inspected, token_id: int) -> bool:

@@ -124,8 +124,9 @@ class RankedLineage(Lineage):
             return None
         ids = self._rank_ids
         split = rank >= self._recovered and self._how[rank - self._recovered] == self.SPLIT
-        return Parents(ids[self._left[rank - self._base]], ids[self._right[rank - self._base]],
-                       "split" if split else "merge")
+        return Parents(
+            ids[self._left[rank - self._base]], ids[self._right[rank - self._base]], "split" if split else "merge"
+        )
 
     def note(self, token_id: int) -> str | None:
         rank = self.rank(token_id)

@@ -45,7 +45,7 @@ def _huggingface(tokenizer, index: VocabIndex) -> Lineage:
     merges = []
     for merge in model.get("merges", []):
         left, right = merge.split(" ", 1) if isinstance(merge, str) else merge
-        joined = left + (right[len(prefix):] if prefix and right.startswith(prefix) else right)
+        joined = left + (right[len(prefix) :] if prefix and right.startswith(prefix) else right)
         if left in vocab and right in vocab and joined in vocab:
             merges.append((vocab[left], vocab[right], vocab[joined]))
     return TableLineage(index, merges)

@@ -90,5 +90,11 @@ def _match(index, position: int) -> dict:
         text, valid = data.decode("utf-8"), True
     except UnicodeDecodeError:
         text, valid = data.decode("utf-8", "replace"), False
-    return {"id": index.ids[position], "text": text, "bytes": data.hex(), "length": len(data),
-            "special": position in index.special, "valid_utf8": valid}
+    return {
+        "id": index.ids[position],
+        "text": text,
+        "bytes": data.hex(),
+        "length": len(data),
+        "special": position in index.special,
+        "valid_utf8": valid,
+    }

@@ -43,9 +43,17 @@ class SentencePieceBPE(Lineage):
         super().__init__(index, None, scores)
         self._is_byte = [processor.is_byte(i) for i in range(processor.get_piece_size())]
         self._user_defined = user_defined
-        normal = [i for i in range(processor.get_piece_size())
-                  if not (processor.is_control(i) or processor.is_unknown(i) or processor.is_byte(i)
-                          or processor.is_unused(i) or i in user_defined)]
+        normal = [
+            i
+            for i in range(processor.get_piece_size())
+            if not (
+                processor.is_control(i)
+                or processor.is_unknown(i)
+                or processor.is_byte(i)
+                or processor.is_unused(i)
+                or i in user_defined
+            )
+        ]
         self._pieces = {i: processor.id_to_piece(i) for i in normal}
         self._ids = {piece: i for i, piece in self._pieces.items()}
         self._bytes = {processor.id_to_piece(i): i for i in range(len(self._is_byte)) if self._is_byte[i]}  # <0xNN>
@@ -88,8 +96,10 @@ class SentencePieceBPE(Lineage):
             if found is not None:
                 symbols.append((char, found))
             else:  # byte fallback: the character's UTF-8 bytes as <0xNN> pieces
-                symbols += [(char if k == 0 else "", self._bytes.get(f"<0x{byte:02X}>", -1))
-                            for k, byte in enumerate(char.encode("utf-8"))]
+                symbols += [
+                    (char if k == 0 else "", self._bytes.get(f"<0x{byte:02X}>", -1))
+                    for k, byte in enumerate(char.encode("utf-8"))
+                ]
         while len(symbols) > 2:
             best = None
             for i in range(len(symbols) - 1):

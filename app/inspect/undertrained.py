@@ -40,8 +40,14 @@ class Listing:
         return self.max_prob < VERIFIED_BELOW
 
     def to_dict(self) -> dict:
-        return {"model": self.model, "report": f"cohere-ai/magikarp {self.report}", "threshold": self.threshold,
-                "indicator": self.indicator, "max_prob": self.max_prob, "verified": self.verified}
+        return {
+            "model": self.model,
+            "report": f"cohere-ai/magikarp {self.report}",
+            "threshold": self.threshold,
+            "indicator": self.indicator,
+            "max_prob": self.max_prob,
+            "verified": self.verified,
+        }
 
 
 @lru_cache(maxsize=1)
@@ -64,8 +70,13 @@ def listings() -> dict[str, dict[int, Listing]]:
             continue
         row = dict(zip(COLUMNS, fields, strict=True))
         found.setdefault(row["tokenizer"], {})[int(row["token_id"])] = Listing(
-            row["model"], row["report"], float(row["threshold"]), row["token"],
-            float(row["indicator"]), float(row["max_prob"]))
+            row["model"],
+            row["report"],
+            float(row["threshold"]),
+            row["token"],
+            float(row["indicator"]),
+            float(row["max_prob"]),
+        )
     return found
 
 

@@ -132,12 +132,19 @@ class VocabIndex:
     def regex(self, pattern: str, budget_s: float) -> list[int]:
         """Positions whose text `pattern` matches somewhere; InvalidInput naming the pattern for
         one that is not valid, too large to compile, or takes more than `budget_s`."""
-        return sandbox.search_texts(self._key, lambda: (self.blob, self.starts.tobytes()), pattern, budget_s,
-                                    "q", "fix or simplify it (smaller counts, fewer nested repeats), "
-                                    "or search with mode=substring for the text as it is")
+        return sandbox.search_texts(
+            self._key,
+            lambda: (self.blob, self.starts.tobytes()),
+            pattern,
+            budget_s,
+            "q",
+            "fix or simplify it (smaller counts, fewer nested repeats), "
+            "or search with mode=substring for the text as it is",
+        )
 
     def _keep(self, part: object, grown: int, kind: str, attribute: str) -> object:
         """`part` kept in the budget under this index (None: not kept; see budget.py)."""
+
         def drop() -> None:
             if getattr(self, attribute) is part:
                 setattr(self, attribute, None)

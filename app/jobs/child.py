@@ -86,8 +86,14 @@ def main(spec_json: str, corpus_path: str, folder: str, conn, parent_pid: int, m
     except TokenprismError as error:
         conn.send(("failed", error.code, error.message))
     except MemoryError:
-        conn.send(("failed", "out_of_memory", f"training ran out of memory (the limit is {memory_bytes >> 20:,} MiB); "
-                   "use a smaller corpus or vocab_size"))
+        conn.send(
+            (
+                "failed",
+                "out_of_memory",
+                f"training ran out of memory (the limit is {memory_bytes >> 20:,} MiB); "
+                "use a smaller corpus or vocab_size",
+            )
+        )
     except Exception as error:  # a bug: report it; the parent logs and shows it as failed
         conn.send(("failed", "internal_error", f"training failed: {type(error).__name__}: {error}"))
     finally:

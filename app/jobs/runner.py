@@ -44,8 +44,9 @@ from app.jobs.work import name_taken, remove_temps, saved, taken_message, train_
 
 log = logging.getLogger("tokenprism")
 STOPPED = "the server stopped before this job finished; nothing was saved. Start it again"
-SAVED_BEFORE_STOP = ("the model was saved whole just before its training process stopped; the job's end was "
-                     "recorded afterwards")
+SAVED_BEFORE_STOP = (
+    "the model was saved whole just before its training process stopped; the job's end was recorded afterwards"
+)
 POLL_S = 0.25  # how often a job's thread looks for a cancel recorded by another process
 PROGRESS_WRITE_S = 0.25  # progress is written to the store at most this often
 RETRY_AFTER_S = 10
@@ -74,8 +75,9 @@ class JobConflict(TokenprismError):
 
 
 class JobRunner:
-    def __init__(self, data_dir: Path, tokenizer_dir: Path, *, jobs: int = 1, queue: int = 4,
-                 memory_bytes: int = MEMORY_BYTES):
+    def __init__(
+        self, data_dir: Path, tokenizer_dir: Path, *, jobs: int = 1, queue: int = 4, memory_bytes: int = MEMORY_BYTES
+    ):
         self.tokenizer_dir = tokenizer_dir
         self.corpus_dir = data_dir / "jobs" / "corpus"
         self.owner_dir = data_dir / "jobs" / "owners"
@@ -105,17 +107,24 @@ class JobRunner:
                 raise JobsBusy("the server is shutting down; try again when it is back")
             load = len(self._running) + len(self._waiting) + self._reserved
             if load >= self.jobs + self.queue:
-                raise JobsBusy(f"{load} training jobs are running or waiting, the most this server takes "
-                               f"({self.jobs} at once + {self.queue} waiting); try again in {RETRY_AFTER_S} s")
+                raise JobsBusy(
+                    f"{load} training jobs are running or waiting, the most this server takes "
+                    f"({self.jobs} at once + {self.queue} waiting); try again in {RETRY_AFTER_S} s"
+                )
             job_id = self._record(spec)
             self._reserved += 1
         try:
             (self.corpus_dir / f"{job_id}.json").write_text(json.dumps(documents, ensure_ascii=False), encoding="utf-8")
         except OSError as error:
-            self.store.finish(job_id, "failed", error=("storage_error", f"the corpus could not be stored ({error.strerror})"))
+            self.store.finish(
+                job_id, "failed", error=("storage_error", f"the corpus could not be stored ({error.strerror})")
+            )
             self._forget_corpus(job_id)
-            raise TokenprismError(f"the corpus could not be stored in the data directory ({error.strerror}); "
-                                  "try again later", code="storage_error", status=507) from None
+            raise TokenprismError(
+                f"the corpus could not be stored in the data directory ({error.strerror}); try again later",
+                code="storage_error",
+                status=507,
+            ) from None
         finally:
             with self._lock:
                 self._reserved -= 1
@@ -131,8 +140,10 @@ class JobRunner:
     def status(self, job_id: str) -> dict:
         row = self.store.get(job_id) if JOB_ID.fullmatch(job_id) else None
         if row is None:
-            raise UnknownJob(f"there is no training job {job_id!r} (finished jobs are kept until {MAX_KEPT:,} newer "
-                             "ones have finished); start one with POST /api/train")
+            raise UnknownJob(
+                f"there is no training job {job_id!r} (finished jobs are kept until {MAX_KEPT:,} newer "
+                "ones have finished); start one with POST /api/train"
+            )
         return public(row)
 
     def cancel(self, job_id: str) -> dict:
@@ -154,8 +165,9 @@ class JobRunner:
 
     # -- the CLI's way: the same work, in this process ----------------------------------------
 
-    def run_inline(self, spec: TrainSpec, documents: list[str] | Callable,
-                   progress: Callable[[int, int], None] | None = None) -> dict:
+    def run_inline(
+        self, spec: TrainSpec, documents: list[str] | Callable, progress: Callable[[int, int], None] | None = None
+    ) -> dict:
         """Train and save in this process, recorded as a job (DELETE /api/train/ID cancels it
         too); the summary. `documents` as `work.train_and_save` takes them (a list, or a function
         of the split regex returning chunk counts). Raises what it raises (NameTaken, ...)."""
@@ -169,8 +181,11 @@ class JobRunner:
                 last = now
                 self.store.progress(job_id, done, total)
                 if self.store.get(job_id)["status"] == "cancelled":
-                    raise TokenprismError(f"job {job_id} was cancelled (DELETE /api/train/{job_id}); nothing was saved",
-                                          code="cancelled", status=409)
+                    raise TokenprismError(
+                        f"job {job_id} was cancelled (DELETE /api/train/{job_id}); nothing was saved",
+                        code="cancelled",
+                        status=409,
+                    )
             if progress is not None:
                 progress(done, total)
 
@@ -239,15 +254,20 @@ class JobRunner:
     def _record(self, spec: TrainSpec, status: str = "queued") -> str:
         """Record a job for `spec` if no active job (of any process) has its name and, unless it
         replaces, no tokenizer has it; its id."""
+
         def free() -> None:
             if not spec.replace and name_taken(self.tokenizer_dir, spec.name):
                 raise NameTaken(taken_message(spec.name))
 
         job_id = secrets.token_urlsafe(16)
-        if not self.store.create(job_id, "train", spec.name, spec.to_json(), spec.merges_wanted, self.owner, status,
-                                 check=free):
-            raise TokenprismError(f"a job is training {spec.name} already; wait for it to end, or choose another name",
-                                  code="name_busy", status=409)
+        if not self.store.create(
+            job_id, "train", spec.name, spec.to_json(), spec.merges_wanted, self.owner, status, check=free
+        ):
+            raise TokenprismError(
+                f"a job is training {spec.name} already; wait for it to end, or choose another name",
+                code="name_busy",
+                status=409,
+            )
         return job_id
 
     def _end(self, job_id: str, status: str, message: str, code: str | None = None) -> str | None:
@@ -259,7 +279,9 @@ class JobRunner:
             return None
         summary = row["result"] if row["phase"] == "saving" else None
         if saved(self.tokenizer_dir, row["name"], summary):
-            if self.store.finish(job_id, "done", result={**summary, "note": SAVED_BEFORE_STOP}, merges=summary["merges"]):
+            if self.store.finish(
+                job_id, "done", result={**summary, "note": SAVED_BEFORE_STOP}, merges=summary["merges"]
+            ):
                 log.warning("training job %s: its model was saved before its process stopped; it is done", job_id)
                 return "done"
             return None
@@ -283,7 +305,9 @@ class JobRunner:
                 self._run(job_id)
             except Exception:
                 log.exception("training job %s failed in its runner", job_id)
-                self.store.finish(job_id, "failed", error=("internal_error", "the job runner failed; it has been logged"))
+                self.store.finish(
+                    job_id, "failed", error=("internal_error", "the job runner failed; it has been logged")
+                )
             finally:
                 with self._lock:
                     self._running.pop(job_id, None)
@@ -295,9 +319,17 @@ class JobRunner:
             return  # cancelled while it waited
         ours, theirs = _SPAWN.Pipe(duplex=True)
         process = _SPAWN.Process(
-            target=child.main, name=f"tokenprism-train-{job_id[:8]}", daemon=True,
-            args=(job["spec"], str(self.corpus_dir / f"{job_id}.json"), str(self.tokenizer_dir), theirs, os.getpid(),
-                  self.memory_bytes),
+            target=child.main,
+            name=f"tokenprism-train-{job_id[:8]}",
+            daemon=True,
+            args=(
+                job["spec"],
+                str(self.corpus_dir / f"{job_id}.json"),
+                str(self.tokenizer_dir),
+                theirs,
+                os.getpid(),
+                self.memory_bytes,
+            ),
         )
         with self._lock:
             if self._closed:
@@ -318,8 +350,16 @@ class JobRunner:
             self.store.finish(job_id, "failed", error=(outcome[1], outcome[2]))
         elif self._closed:
             self._end(job_id, "interrupted", STOPPED)
-        elif self._end(job_id, "failed", f"the training process ended without a result (exit code "
-                       f"{process.exitcode}; out of memory?); nothing was saved", "worker_died") == "failed":
+        elif (
+            self._end(
+                job_id,
+                "failed",
+                f"the training process ended without a result (exit code "
+                f"{process.exitcode}; out of memory?); nothing was saved",
+                "worker_died",
+            )
+            == "failed"
+        ):
             log.warning("training job %s: its process died with exit code %s", job_id, process.exitcode)
         remove_temps(self.tokenizer_dir, job["name"])
 

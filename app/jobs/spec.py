@@ -75,9 +75,12 @@ def check_spec(spec: TrainSpec, registry, max_vocab: int = MAX_VOCAB_SIZE) -> Tr
             f"(256 byte tokens + {len(spec.special_tokens)} special tokens + at least one merge)"
         )
     if spec.vocab_size > max_vocab:
-        limit = (f"a model has at most {MAX_VOCAB_SIZE:,} ids" if max_vocab >= MAX_VOCAB_SIZE else
-                 f"this server trains at most {max_vocab:,} (TOKENPRISM_MAX_TRAIN_VOCAB); choose a smaller one, "
-                 "or train with the CLI")
+        limit = (
+            f"a model has at most {MAX_VOCAB_SIZE:,} ids"
+            if max_vocab >= MAX_VOCAB_SIZE
+            else f"this server trains at most {max_vocab:,} (TOKENPRISM_MAX_TRAIN_VOCAB); choose a smaller one, "
+            "or train with the CLI"
+        )
         raise InvalidInput(f"vocab_size {spec.vocab_size:,} is too large; {limit}")
     if len(spec.description) > MAX_DESCRIPTION_CHARS:
         raise InvalidInput(f"description has {len(spec.description):,} characters; use at most {MAX_DESCRIPTION_CHARS}")
@@ -100,8 +103,10 @@ def check_limits(spec: TrainSpec, documents: list[str], settings: Settings) -> l
     if any(isinstance(t, str) and len(t) > MAX_SPECIAL_CHARS for t in spec.special_tokens):
         raise InvalidInput(f"a special token is over {MAX_SPECIAL_CHARS} characters; use short markers like '<|end|>'")
     if len(documents) > MAX_DOCUMENTS:
-        raise TextTooLarge(f"{len(documents):,} texts or files given; send at most {MAX_DOCUMENTS:,} "
-                           "(join small files into one)", code="too_many_texts")
+        raise TextTooLarge(
+            f"{len(documents):,} texts or files given; send at most {MAX_DOCUMENTS:,} (join small files into one)",
+            code="too_many_texts",
+        )
     documents = [clean_text(d) for d in documents]
     size = sum(len(d.encode("utf-8")) for d in documents)
     limit, setting = corpus_limit(settings)

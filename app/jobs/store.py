@@ -63,8 +63,10 @@ class JobStore:
         # Two connections shared by the threads of this process, each under its own lock: writes
         # may wait (busy timeout) for another process's write; reads never wait for a write in WAL
         # mode, so a status read on the event loop is never stuck behind one.
-        self._db, self._reader = (sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                                                  check_same_thread=False) for _ in range(2))
+        self._db, self._reader = (
+            sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+            for _ in range(2)
+        )
         self._lock, self._read_lock = threading.Lock(), threading.Lock()
         with self._lock:
             self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -90,8 +92,17 @@ class JobStore:
 
     # -- creating and reading ----------------------------------------------------------
 
-    def create(self, job_id: str, kind: str, name: str, spec: str, merges_total: int, owner: str,
-               status: str = "queued", check: Callable[[], None] | None = None) -> bool:
+    def create(
+        self,
+        job_id: str,
+        kind: str,
+        name: str,
+        spec: str,
+        merges_total: int,
+        owner: str,
+        status: str = "queued",
+        check: Callable[[], None] | None = None,
+    ) -> bool:
         """Record a job, unless an active job has its name already: False then. The check and
         the insert are one transaction holding SQLite's write lock (BEGIN IMMEDIATE), so this is
         atomic across processes. `check` runs inside it; what it raises leaves nothing recorded."""
@@ -132,22 +143,35 @@ class JobStore:
         return self._read(f"SELECT id, name, status, owner FROM jobs WHERE {_ACTIVE_SQL} ORDER BY created")
 
     def recent(self, limit: int = 10) -> list[dict]:
-        return self._read("SELECT id, name, status, merges_done, merges_total, created FROM jobs "
-                          "ORDER BY created DESC LIMIT ?", (limit,))
+        return self._read(
+            "SELECT id, name, status, merges_done, merges_total, created FROM jobs ORDER BY created DESC LIMIT ?",
+            (limit,),
+        )
 
     # -- changes of state: each a conditional UPDATE ------------------------------------
 
     def start(self, job_id: str) -> bool:
         """queued -> running; False if it is no longer queued (cancelled meanwhile)."""
-        return self._write("UPDATE jobs SET status = 'running', phase = 'starting', started = ? "
-                           "WHERE id = ? AND status = 'queued'", (time.time(), job_id)) == 1
+        return (
+            self._write(
+                "UPDATE jobs SET status = 'running', phase = 'starting', started = ? "
+                "WHERE id = ? AND status = 'queued'",
+                (time.time(), job_id),
+            )
+            == 1
+        )
 
     def set_phase(self, job_id: str, phase: str) -> None:
-        self._write("UPDATE jobs SET phase = ? WHERE id = ? AND status = 'running' AND phase != 'saving'", (phase, job_id))
+        self._write(
+            "UPDATE jobs SET phase = ? WHERE id = ? AND status = 'running' AND phase != 'saving'", (phase, job_id)
+        )
 
     def progress(self, job_id: str, done: int, total: int) -> None:
-        self._write("UPDATE jobs SET merges_done = ?, merges_total = ?, phase = 'merging' "
-                    "WHERE id = ? AND status = 'running' AND phase != 'saving'", (done, total, job_id))
+        self._write(
+            "UPDATE jobs SET merges_done = ?, merges_total = ?, phase = 'merging' "
+            "WHERE id = ? AND status = 'running' AND phase != 'saving'",
+            (done, total, job_id),
+        )
 
     def first_merges(self, job_id: str, rows: list[dict]) -> None:
         """The first merges made so far, with their counts (child.py sends them)."""
@@ -156,29 +180,48 @@ class JobStore:
     def begin_saving(self, job_id: str, summary: dict) -> bool:
         """running -> saving (a cancel can no longer win), with the summary the job will report
         (its `sha256`: the model it is about to write); False if it was cancelled first."""
-        return self._write("UPDATE jobs SET phase = 'saving', result = ? WHERE id = ? AND status = 'running'",
-                           (json.dumps(summary), job_id)) == 1
+        return (
+            self._write(
+                "UPDATE jobs SET phase = 'saving', result = ? WHERE id = ? AND status = 'running'",
+                (json.dumps(summary), job_id),
+            )
+            == 1
+        )
 
-    def finish(self, job_id: str, status: str, *, result: dict | None = None, error: tuple[str, str] | None = None,
-               merges: int | None = None) -> bool:
+    def finish(
+        self,
+        job_id: str,
+        status: str,
+        *,
+        result: dict | None = None,
+        error: tuple[str, str] | None = None,
+        merges: int | None = None,
+    ) -> bool:
         """An active job ends as `status`; False if it had ended already (a cancel came first)."""
         code, message = error or (None, None)
         extra, args = "", ()
         if merges is not None:  # done: the merges it made are the whole of it
             extra, args = ", merges_done = ?, merges_total = ?", (merges, merges)
-        return self._write(
-            f"UPDATE jobs SET status = ?, finished = ?, error_code = ?, error = ?, result = ?{extra} "
-            f"WHERE id = ? AND {_ACTIVE_SQL}",
-            (status, time.time(), code, message, json.dumps(result) if result is not None else None, *args, job_id),
-        ) == 1
+        return (
+            self._write(
+                f"UPDATE jobs SET status = ?, finished = ?, error_code = ?, error = ?, result = ?{extra} "
+                f"WHERE id = ? AND {_ACTIVE_SQL}",
+                (status, time.time(), code, message, json.dumps(result) if result is not None else None, *args, job_id),
+            )
+            == 1
+        )
 
     def cancel(self, job_id: str) -> bool:
         """queued or running (not yet saving) -> cancelled."""
-        return self._write(
-            f"UPDATE jobs SET status = 'cancelled', finished = ?, error_code = 'cancelled', "
-            f"error = 'cancelled before it finished; nothing was saved' "
-            f"WHERE id = ? AND {_ACTIVE_SQL} AND phase != 'saving'", (time.time(), job_id),
-        ) == 1
+        return (
+            self._write(
+                f"UPDATE jobs SET status = 'cancelled', finished = ?, error_code = 'cancelled', "
+                f"error = 'cancelled before it finished; nothing was saved' "
+                f"WHERE id = ? AND {_ACTIVE_SQL} AND phase != 'saving'",
+                (time.time(), job_id),
+            )
+            == 1
+        )
 
     def interrupt(self, job_id: str, message: str) -> bool:
         return self.finish(job_id, "interrupted", error=("interrupted", message))

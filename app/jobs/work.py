@@ -41,13 +41,21 @@ def name_taken(folder: Path, name: str) -> bool:
 
 
 def taken_message(name: str) -> str:
-    return (f"a tokenizer named {name} exists; choose another name, or replace it "
-            "(replace=true in the API and on the page, --force in the CLI)")
+    return (
+        f"a tokenizer named {name} exists; choose another name, or replace it "
+        "(replace=true in the API and on the page, --force in the CLI)"
+    )
 
 
-def train_and_save(spec: TrainSpec, documents: list[str] | Callable, folder: Path, progress: Progress | None = None,
-                   phase: Callable[[str], None] | None = None, saving: Callable[[dict], None] | None = None,
-                   on_merge: OnMerge | None = None) -> dict:
+def train_and_save(
+    spec: TrainSpec,
+    documents: list[str] | Callable,
+    folder: Path,
+    progress: Progress | None = None,
+    phase: Callable[[str], None] | None = None,
+    saving: Callable[[dict], None] | None = None,
+    on_merge: OnMerge | None = None,
+) -> dict:
     """Train `spec` on `documents` and save it; the summary the job reports when done.
 
     `documents` may instead be a function of the split regex that returns what
@@ -57,8 +65,11 @@ def train_and_save(spec: TrainSpec, documents: list[str] | Callable, folder: Pat
     started = time.perf_counter()
     facts = {"characters": None, "bytes": None, "documents": None}
     if not callable(documents):
-        facts = {"characters": sum(map(len, documents)), "documents": len(documents),
-                 "bytes": sum(len(d.encode("utf-8", errors="surrogatepass")) for d in documents)}
+        facts = {
+            "characters": sum(map(len, documents)),
+            "documents": len(documents),
+            "bytes": sum(len(d.encode("utf-8", errors="surrogatepass")) for d in documents),
+        }
     remove_stale_temps(folder)  # what writers killed long ago left, of names no one holds
     with name_lock(folder, spec.name):
         if not spec.replace and name_taken(folder, spec.name):
@@ -68,8 +79,14 @@ def train_and_save(spec: TrainSpec, documents: list[str] | Callable, folder: Pat
         if callable(documents):
             documents = documents(PATTERNS[spec.pattern])
         tokenizer = BPETokenizer.train(
-            documents, spec.vocab_size, pattern=spec.pattern, special_tokens=spec.special_tokens, name=spec.name,
-            description=spec.description or None, progress=progress, on_merge=on_merge,
+            documents,
+            spec.vocab_size,
+            pattern=spec.pattern,
+            special_tokens=spec.special_tokens,
+            name=spec.name,
+            description=spec.description or None,
+            progress=progress,
+            on_merge=on_merge,
         )
         data = tokenizer.dumps()
         summary = {
@@ -89,8 +106,10 @@ def train_and_save(spec: TrainSpec, documents: list[str] | Callable, folder: Pat
         try:
             write_atomically(path, data, overwrite=spec.replace)
         except FileExistsError:
-            raise NameTaken(f"a tokenizer named {spec.name} appeared while this one trained; "
-                            "train again with another name, or replace it") from None
+            raise NameTaken(
+                f"a tokenizer named {spec.name} appeared while this one trained; "
+                "train again with another name, or replace it"
+            ) from None
         if spec.replace:
             hide_no_more(folder, spec.name)
     return summary

@@ -75,11 +75,21 @@ def budget(fact: ModelFact | None, used: int, reply_tokens: int | None = None, *
 
 def _note(fact: ModelFact, name: str) -> str | None:
     if fact.source is None:
-        return (f"no facts are listed for model {name}: its context window and prices are unknown here "
-                "(GET /api/models lists the models that have them); the token count is exact")
-    missing = [label for label, value in (("context window", fact.context_window), ("largest output", fact.max_output),
-                                          ("input price", fact.input_usd), ("cached-input price", fact.cached_input_usd),
-                                          ("output price", fact.output_usd)) if value is None]
+        return (
+            f"no facts are listed for model {name}: its context window and prices are unknown here "
+            "(GET /api/models lists the models that have them); the token count is exact"
+        )
+    missing = [
+        label
+        for label, value in (
+            ("context window", fact.context_window),
+            ("largest output", fact.max_output),
+            ("input price", fact.input_usd),
+            ("cached-input price", fact.cached_input_usd),
+            ("output price", fact.output_usd),
+        )
+        if value is None
+    ]
     return f"not published for {name}: {', '.join(missing)}" if missing else None
 
 

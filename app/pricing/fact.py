@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-COLUMNS = ("model", "context_window", "max_output", "input_usd", "cached_input_usd", "output_usd",
-           "source", "read_on")
+COLUMNS = ("model", "context_window", "max_output", "input_usd", "cached_input_usd", "output_usd", "source", "read_on")
 
 
 @dataclass(frozen=True)
@@ -25,9 +24,16 @@ class ModelFact:
 
     def info(self) -> dict:
         """As GET /api/models lists it; prices as strings of their exact decimals."""
+
         def price(value: Decimal | None) -> str | None:
             return None if value is None else str(value)
 
-        return {"context_window": self.context_window, "max_output": self.max_output,
-                "input_usd_per_mtok": price(self.input_usd), "cached_input_usd_per_mtok": price(self.cached_input_usd),
-                "output_usd_per_mtok": price(self.output_usd), "source": self.source, "read_on": self.read_on}
+        return {
+            "context_window": self.context_window,
+            "max_output": self.max_output,
+            "input_usd_per_mtok": price(self.input_usd),
+            "cached_input_usd_per_mtok": price(self.cached_input_usd),
+            "output_usd_per_mtok": price(self.output_usd),
+            "source": self.source,
+            "read_on": self.read_on,
+        }

@@ -23,6 +23,8 @@ __all__ = ["COLUMNS", "FactsTable", "ModelFact", "get_facts", "install_facts", "
 
 SHIPPED = Path(__file__).with_name("model_facts.tsv")
 OVERRIDE_NAME = "model_facts.tsv"  # in the data directory
+
+
 class FactsTable:
     def __init__(self, rows: dict[str, ModelFact]):
         self._rows = {name.lower(): fact for name, fact in rows.items()}

@@ -63,11 +63,16 @@ def read_facts_file(path: Path) -> dict[str, ModelFact]:
         with path.open("rb") as handle:
             data = handle.read(MAX_BYTES + 1)
     except OSError as error:
-        raise where.fail(None, None, f"cannot be read ({error.strerror or error}); make it a readable file "
-                         "or remove it") from None
+        raise where.fail(
+            None, None, f"cannot be read ({error.strerror or error}); make it a readable file or remove it"
+        ) from None
     if len(data) > MAX_BYTES:
-        raise where.fail(None, None, f"is over {MAX_BYTES:,} bytes; a facts file holds at most {MAX_ROWS:,} rows "
-                         "of a few hundred bytes, keep only the rows you change or add")
+        raise where.fail(
+            None,
+            None,
+            f"is over {MAX_BYTES:,} bytes; a facts file holds at most {MAX_ROWS:,} rows "
+            "of a few hundred bytes, keep only the rows you change or add",
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -85,8 +90,9 @@ def read_facts_file(path: Path) -> dict[str, ModelFact]:
         fact = _row(where, number, line)
         key = fact.model.lower()
         if key in first_line:
-            raise where.fail(number, "model", f"{_shown(fact.model)} is already on line {first_line[key]}; "
-                             "give each model one row")
+            raise where.fail(
+                number, "model", f"{_shown(fact.model)} is already on line {first_line[key]}; give each model one row"
+            )
         first_line[key] = number
         rows[fact.model] = fact
     return rows
@@ -106,27 +112,50 @@ def _check_header(where: _Where, header: str) -> None:
 def _row(where: _Where, number: int, line: str) -> ModelFact:
     cells = line.split("\t")
     if len(cells) != len(COLUMNS):
-        raise where.fail(number, None, f"has {len(cells)} cells, {len(COLUMNS)} expected (one per column, tab "
-                         f"separated: {' '.join(COLUMNS)}); leave a cell empty for a fact not published")
+        raise where.fail(
+            number,
+            None,
+            f"has {len(cells)} cells, {len(COLUMNS)} expected (one per column, tab "
+            f"separated: {' '.join(COLUMNS)}); leave a cell empty for a fact not published",
+        )
     cell = dict(zip(COLUMNS, cells))
     model = cell["model"]
     if not model or model != model.strip() or len(model) > MAX_MODEL_CHARS or any(c.isspace() for c in model):
-        raise where.fail(number, "model", f"{_shown(model)} is not a model name; give a name such as gpt-4o "
-                         "(GET /api/models lists them), without spaces")
+        raise where.fail(
+            number,
+            "model",
+            f"{_shown(model)} is not a model name; give a name such as gpt-4o "
+            "(GET /api/models lists them), without spaces",
+        )
     if models.bare(model) != model.lower():
-        raise where.fail(number, "model", f"{_shown(model)} names a Hub organisation; give the model name without "
-                         "it, as GET /api/models lists it")
+        raise where.fail(
+            number,
+            "model",
+            f"{_shown(model)} names a Hub organisation; give the model name without it, as GET /api/models lists it",
+        )
     if "*" in model and not any(rule.prefix and rule.label.lower() == model.lower() for rule in models.MODELS):
-        raise where.fail(number, "model", f"{_shown(model)} is no prefix rule; name a rule as GET /api/models "
-                         "lists it, with '*' after its name (gpt-4o-*)")
+        raise where.fail(
+            number,
+            "model",
+            f"{_shown(model)} is no prefix rule; name a rule as GET /api/models "
+            "lists it, with '*' after its name (gpt-4o-*)",
+        )
     if models.find(model) is None:
-        raise where.fail(number, "model", f"{_shown(model)} is no model name tokenprism knows, so no count would "
-                         "ever use it; use a name from GET /api/models, or one that starts like a prefix rule there")
+        raise where.fail(
+            number,
+            "model",
+            f"{_shown(model)} is no model name tokenprism knows, so no count would "
+            "ever use it; use a name from GET /api/models, or one that starts like a prefix rule there",
+        )
     window = _tokens(where, number, "context_window", cell["context_window"])
     largest = _tokens(where, number, "max_output", cell["max_output"])
     if window is not None and largest is not None and largest > window:
-        raise where.fail(number, "max_output", f"{largest:,} is over the context_window {window:,}; the reply "
-                         "shares the window with the prompt, so check both figures")
+        raise where.fail(
+            number,
+            "max_output",
+            f"{largest:,} is over the context_window {window:,}; the reply "
+            "shares the window with the prompt, so check both figures",
+        )
     prices = [_price(where, number, field, cell[field]) for field in ("input_usd", "cached_input_usd", "output_usd")]
     source = cell["source"]
     if not _URL.fullmatch(source):
@@ -147,8 +176,12 @@ def _tokens(where: _Where, number: int, field: str, value: str) -> int | None:
     if value == "":
         return None
     if not _WHOLE.fullmatch(value) or not 1 <= int(value) <= MAX_TOKENS:
-        raise where.fail(number, field, f"{_shown(value)} is not a number of tokens; give a whole number from 1 to "
-                         f"{MAX_TOKENS:,} without separators, or leave it empty when not published")
+        raise where.fail(
+            number,
+            field,
+            f"{_shown(value)} is not a number of tokens; give a whole number from 1 to "
+            f"{MAX_TOKENS:,} without separators, or leave it empty when not published",
+        )
     return int(value)
 
 
@@ -156,8 +189,12 @@ def _price(where: _Where, number: int, field: str, value: str) -> Decimal | None
     if value == "":
         return None
     if not _DECIMAL.fullmatch(value):
-        raise where.fail(number, field, f"{_shown(value)} is not a number; give USD per 1,000,000 tokens as a "
-                         "decimal such as 2.50 (no $ or separators), or leave it empty when not published")
+        raise where.fail(
+            number,
+            field,
+            f"{_shown(value)} is not a number; give USD per 1,000,000 tokens as a "
+            "decimal such as 2.50 (no $ or separators), or leave it empty when not published",
+        )
     price = Decimal(value)
     if price < 0:
         raise where.fail(number, field, f"{_shown(value)} is negative; a price is 0 or more")

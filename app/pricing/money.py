@@ -15,7 +15,7 @@ SIGNIFICANT = 3
 
 
 def usd(amount: Decimal | None, unknown: str = "-") -> str:
-    """"$1,234.57", "$0.0123", "$0.000123", "$0.005", "$0.00"; `unknown` for None."""
+    """ "$1,234.57", "$0.0123", "$0.000123", "$0.005", "$0.00"; `unknown` for None."""
     if amount is None:
         return unknown
     places = 2

@@ -32,14 +32,20 @@ SEARCH_GRACE_S = 3.0  # over a search's own budget, before its child is killed
 VERDICTS = 1024
 _verdicts: OrderedDict[tuple[str, bool], tuple] = OrderedDict()
 _verdicts_lock = threading.Lock()
-_WHY = {"invalid": "is not a valid regular expression", "memory": "is too large to compile",
-        "slow": "is too slow", "died": "crashed the regular expression engine"}
+_WHY = {
+    "invalid": "is not a valid regular expression",
+    "memory": "is too large to compile",
+    "slow": "is too slow",
+    "died": "crashed the regular expression engine",
+}
 
 
 def refusal(what: str, pattern: str, answer: tuple, fix: str) -> InvalidInput:
     problem, detail = answer
-    return InvalidInput(f"{what} {excerpt(pattern)} {_WHY.get(problem, 'is refused')}: {detail}; {fix}",
-                        code=f"regex_{problem}" if problem in _WHY else None)
+    return InvalidInput(
+        f"{what} {excerpt(pattern)} {_WHY.get(problem, 'is refused')}: {detail}; {fix}",
+        code=f"regex_{problem}" if problem in _WHY else None,
+    )
 
 
 def check_pattern(pattern: str, what: str, fix: str, probe: bool = False) -> int:
@@ -60,8 +66,9 @@ def check_pattern(pattern: str, what: str, fix: str, probe: bool = False) -> int
     return answer[1]
 
 
-def search_texts(key: str, load: Callable[[], tuple[bytes, bytes]], pattern: str, budget_s: float,
-                 what: str, fix: str) -> list[int]:
+def search_texts(
+    key: str, load: Callable[[], tuple[bytes, bytes]], pattern: str, budget_s: float, what: str, fix: str
+) -> list[int]:
     """Positions of the texts (kept in the child under `key`) that `pattern` matches somewhere."""
     request = ("search", key, pattern, budget_s)
     wall = COMPILE_WALL_S + budget_s + SEARCH_GRACE_S

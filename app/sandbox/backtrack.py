@@ -97,8 +97,10 @@ def _probe(pattern: str, run: Callable[[str], object]) -> str | None:
             if time.monotonic() - started > TOTAL_S:
                 return f"probing it took over {TOTAL_S:.0f} s"
         if _grows(run, unit, stop, costs[LENGTHS[-2]], costs[LENGTHS[-1]]):
-            return (f"its time grows over {GROWTH:.0f} times for a 4 times longer text of {unit[:2]!r}s "
-                    "(super-linear: it backtracks)")
+            return (
+                f"its time grows over {GROWTH:.0f} times for a 4 times longer text of {unit[:2]!r}s "
+                "(super-linear: it backtracks)"
+            )
     return None
 
 

@@ -42,9 +42,14 @@ class SandboxDied(Exception):
 
 class _Child:
     def __init__(self):
-        self.process = subprocess.Popen([sys.executable, "-m", CHILD_MODULE, str(CHILD_MEMORY_BYTES)],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                        env={**os.environ, "PYTHONHASHSEED": "0"}, start_new_session=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", CHILD_MODULE, str(CHILD_MEMORY_BYTES)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+            start_new_session=True,
+        )
         self.sending = Connection(os.dup(self.process.stdin.fileno()), readable=False)
         self.connection = Connection(os.dup(self.process.stdout.fileno()), writable=False)
         self.process.stdin.close()
@@ -95,8 +100,12 @@ class Sandbox:
         try:
             child = self._idle.get(timeout=WAIT_S)
         except queue.Empty:
-            busy = TokenprismError(f"all {self.children} sandbox processes that run user regular expressions and chat templates are "
-                                   "busy; try again in a few seconds", code="server_busy", status=503)
+            busy = TokenprismError(
+                f"all {self.children} sandbox processes that run user regular expressions and chat templates are "
+                "busy; try again in a few seconds",
+                code="server_busy",
+                status=503,
+            )
             busy.headers = {"Retry-After": "5"}
             raise busy from None
         try:

@@ -73,11 +73,16 @@ def _make_environment():
         def fromkeys(self, *args, **kwargs):
             return dict.fromkeys(*args, **kwargs)
 
-    environment = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
-                                                extensions=[jinja2.ext.loopcontrols])
+    environment = ImmutableSandboxedEnvironment(
+        trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols]
+    )
     environment.filters["tojson"] = _tojson
-    environment.globals.update(raise_exception=raise_exception, namespace=Namespace, dict=DictMaker(),
-                               strftime_now=lambda format: datetime.now().strftime(format))
+    environment.globals.update(
+        raise_exception=raise_exception,
+        namespace=Namespace,
+        dict=DictMaker(),
+        strftime_now=lambda format: datetime.now().strftime(format),
+    )
     environment.raised = Raised
     return environment
 

@@ -171,8 +171,9 @@ class ShareStore:
                             f"(TOKENPRISM_MAX_SHARE_STORE_BYTES) and this view needs {len(body):,} more. Copy the "
                             "text itself, or ask the server's operator to raise the limit or remove old shares"
                         )
-                    conn.execute("INSERT INTO shares VALUES (?, ?, ?, ?, ?, ?)",
-                                 (key, digest, body, len(body), len(raw), _now()))
+                    conn.execute(
+                        "INSERT INTO shares VALUES (?, ?, ?, ?, ?, ?)", (key, digest, body, len(body), len(raw), _now())
+                    )
                 conn.execute("COMMIT")
             finally:
                 if conn.in_transaction:
@@ -199,7 +200,9 @@ class ShareStore:
             pass
         if not isinstance(document, dict):
             log.error("share %s in %s is damaged (its body does not match its sha256)", key, self.path)
-            raise ShareDamaged(f"the shared view {key} is damaged on this server; ask whoever shared it to share it again")
+            raise ShareDamaged(
+                f"the shared view {key} is damaged on this server; ask whoever shared it to share it again"
+            )
         return Share(key, document, created, raw_size, len(body))
 
     def usage(self) -> tuple[int, int]:
@@ -239,8 +242,11 @@ class ShareStore:
     def _known(self, conn: sqlite3.Connection, key: str, digest: str) -> bool:
         row = conn.execute("SELECT sha256 FROM shares WHERE id = ?", (key,)).fetchone()
         if row is not None and row[0] != digest:  # 128 bits collide: never overwrite the other share
-            raise TokenprismError(f"another view is stored under id {key}; change the text slightly and share again",
-                                  code="share_collision", status=409)
+            raise TokenprismError(
+                f"another view is stored under id {key}; change the text slightly and share again",
+                code="share_collision",
+                status=409,
+            )
         return row is not None
 
     @contextmanager
@@ -253,8 +259,10 @@ class ShareStore:
             yield conn
         except sqlite3.OperationalError as error:
             if getattr(error, "sqlite_errorcode", None) in (SQLITE_BUSY, SQLITE_LOCKED) or "locked" in str(error):
-                raise StoreBusy(f"the share store is busy (a write held it for over {self.timeout_s:g} s); "
-                                "try again in a few seconds") from None
+                raise StoreBusy(
+                    f"the share store is busy (a write held it for over {self.timeout_s:g} s); "
+                    "try again in a few seconds"
+                ) from None
             raise self._unavailable(error) from None
         except sqlite3.Error as error:  # DatabaseError: not a database, malformed
             raise self._unavailable(error) from None
@@ -267,7 +275,9 @@ class ShareStore:
         page), because the operator may move a damaged file aside while the server runs."""
         version = conn.execute("PRAGMA user_version").fetchone()[0]  # a file that is no database fails here
         if version > SCHEMA_VERSION:
-            raise sqlite3.DatabaseError(f"its schema version {version} is newer than this tokenprism's {SCHEMA_VERSION}")
+            raise sqlite3.DatabaseError(
+                f"its schema version {version} is newer than this tokenprism's {SCHEMA_VERSION}"
+            )
         if version < SCHEMA_VERSION:
             with self._schema_lock:  # other processes: every step of the schema is idempotent
                 use_wal(conn, self.timeout_s)

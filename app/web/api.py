@@ -83,6 +83,7 @@ async def docs(request: Request):
         {"swagger_js": script, "swagger_css": stylesheet, "openapi_url": request.app.openapi_url},
     )
 
+
 OPENAI_CHAT_DEFAULT = ("cl100k_base", "o200k_base")  # /api/count's tokenizers for a chat, when none are named
 
 
@@ -104,15 +105,24 @@ async def limits(request: Request):
 # ---- tokenizers ----
 
 
-@api.get("/tokenizers", tags=["tokenizers"], response_model=schemas.TokenizersResponse, responses=errors(422),
-         summary="List the tokenizers, or search them")
+@api.get(
+    "/tokenizers",
+    tags=["tokenizers"],
+    response_model=schemas.TokenizersResponse,
+    responses=errors(422),
+    summary="List the tokenizers, or search them",
+)
 async def list_tokenizers(
     request: Request,
-    q: str | None = Query(None, min_length=1, max_length=MAX_SEARCH_CHARS,
-                          description="Search instead: the tokenizer this name (or alias, or model name) stands for, "
-                                      "then those whose name contains it, then those of the models whose name "
-                                      "contains it (after a Hub organisation such as meta-llama/), any case; "
-                                      "at most `limit`."),
+    q: str | None = Query(
+        None,
+        min_length=1,
+        max_length=MAX_SEARCH_CHARS,
+        description="Search instead: the tokenizer this name (or alias, or model name) stands for, "
+        "then those whose name contains it, then those of the models whose name "
+        "contains it (after a Hub organisation such as meta-llama/), any case; "
+        "at most `limit`.",
+    ),
     limit: int = Query(MAX_SEARCH_RESULTS, ge=1, le=MAX_SEARCH_RESULTS, description="With `q`: how many at most."),
 ):
     """Built-in tokenizers first, then the ones users trained. Listing loads none of them. The pages' pickers
@@ -123,7 +133,9 @@ async def list_tokenizers(
     return {"tokenizers": registry.infos()}
 
 
-@api.get("/models", tags=["tokenizers"], response_model=schemas.ModelsResponse, summary="Model names and their tokenizers")
+@api.get(
+    "/models", tags=["tokenizers"], response_model=schemas.ModelsResponse, summary="Model names and their tokenizers"
+)
 async def list_models(request: Request):
     """Every model name (or prefix of model names) that GET /api/tokenizers/{name}, the `tokenizer(s)` fields of
     the POST endpoints, the pages and the CLI take instead of a tokenizer name, with the tokenizer it stands for
@@ -135,14 +147,21 @@ async def list_models(request: Request):
 
     def row(model: models.Model, name: str | None = None) -> dict:  # name: a facts row that `model`'s rule covers
         fact = facts.get(name or model.label)  # a prefix rule has facts only when a row names it ("gpt-4o-*")
-        listed = {**model.info(), "covered_by": None} if name is None else {
-            **model.info(), "name": name, "prefix": False, "covered_by": model.label}
+        listed = (
+            {**model.info(), "covered_by": None}
+            if name is None
+            else {**model.info(), "name": name, "prefix": False, "covered_by": model.label}
+        )
         return {**listed, "available": registry.has(model.tokenizer), "facts": None if fact is None else fact.info()}
 
     labels = {model.label.lower() for model in models.MODELS}
     extra = [(fact.model, models.find(fact.model)) for fact in facts.rows() if fact.model.lower() not in labels]
-    return {"models": [*(row(model) for model in models.MODELS),
-                       *(row(model, name) for name, model in extra if model is not None)]}
+    return {
+        "models": [
+            *(row(model) for model in models.MODELS),
+            *(row(model, name) for name, model in extra if model is not None),
+        ]
+    }
 
 
 @api.get(
@@ -191,16 +210,23 @@ async def tokenize(request: Request):
 
     def work() -> Response:
         if body.encoding == "shortest":
-            return json_response(shortest_json(registry, settings, name, body), request.headers.get("accept-encoding", ""))
+            return json_response(
+                shortest_json(registry, settings, name, body), request.headers.get("accept-encoding", "")
+            )
         if body.merges is not None:  # the merge replay: a bpe tokenizer cut to its first k merges
-            text, listed = engine_calls.tokenize_merges(registry, settings, name, body.text, body.allow_special, body.merges)
-            return json_response(result_json(text, *listed, merges=body.merges, chunks=chunks_of(body, text, listed[0])),
-                                 request.headers.get("accept-encoding", ""))
+            text, listed = engine_calls.tokenize_merges(
+                registry, settings, name, body.text, body.allow_special, body.merges
+            )
+            return json_response(
+                result_json(text, *listed, merges=body.merges, chunks=chunks_of(body, text, listed[0])),
+                request.headers.get("accept-encoding", ""),
+            )
         text, [listed] = engine_calls.tokenize_listed(registry, settings, [name], body.text, body.allow_special)
         budget = _budgets([(model, name)] if model else [], {name: len(listed[1])}, body.reply_tokens)
-        return json_response(result_json(text, *listed, budget=budget[0] if budget else None,
-                                         chunks=chunks_of(body, text, listed[0])),
-                             request.headers.get("accept-encoding", ""))
+        return json_response(
+            result_json(text, *listed, budget=budget[0] if budget else None, chunks=chunks_of(body, text, listed[0])),
+            request.headers.get("accept-encoding", ""),
+        )
 
     return await pool.run(work, request=request)
 
@@ -229,9 +255,12 @@ async def chat(request: Request):
         rendered = engine_calls.render_chat(registry, settings, name, messages, body.format, tools)
         tokens = rendered.tokens()
         special = {t.id for t in tokens if t.special}
-        listed = token_list([t.id for t in tokens], [t.bytes for t in tokens], special, [(t.start, t.end) for t in tokens])
-        per_message = ",".join(f'{{"role":{dumps(m.role)},"count":{n}}}'
-                               for m, n in zip(messages, rendered.message_counts(), strict=True))
+        listed = token_list(
+            [t.id for t in tokens], [t.bytes for t in tokens], special, [(t.start, t.end) for t in tokens]
+        )
+        per_message = ",".join(
+            f'{{"role":{dumps(m.role)},"count":{n}}}' for m, n in zip(messages, rendered.message_counts(), strict=True)
+        )
         budget = _budgets([(model, name)] if model else [], {name: rendered.count}, body.reply_tokens)
         return json_response(
             f'{{"tokenizer":{dumps(name)},"format":{dumps(rendered.format)},"count":{rendered.count},'
@@ -246,8 +275,9 @@ async def chat(request: Request):
 
 def _chat_of(body: schemas.ChatRequest | schemas.CountRequest) -> tuple[list, tuple]:
     """The request's messages and tools (app/chat/tools.py reads the tool fields and names what is wrong)."""
-    messages = [chat_message(i, m.role, m.content, m.name, m.tool_calls, m.tool_call_id)
-                for i, m in enumerate(body.messages)]
+    messages = [
+        chat_message(i, m.role, m.content, m.name, m.tool_calls, m.tool_call_id) for i, m in enumerate(body.messages)
+    ]
     return messages, parse_tools(body.tools)
 
 
@@ -264,8 +294,9 @@ def shortest_json(registry, settings, name: str, body: schemas.TokenizeRequest) 
     found = shortest.shortest(registry.get(name), text, body.allow_special)
     engine_calls.budget_check({name: len(found.ids)}, settings)
     differences = shortest.char_spans(text.encode("utf-8"), found.differences())
-    return result_json(text, registry.get(name), found.ids, found.pieces,
-                       bpe_count=len(found.bpe_ids), differences=differences)
+    return result_json(
+        text, registry.get(name), found.ids, found.pieces, bpe_count=len(found.bpe_ids), differences=differences
+    )
 
 
 def chunks_of(body: schemas.TokenizeRequest, text: str, tokenizer) -> dict | None:
@@ -274,12 +305,22 @@ def chunks_of(body: schemas.TokenizeRequest, text: str, tokenizer) -> dict | Non
     if not body.chunks:
         return None
     found = tokenizer.chunks(text, body.allow_special)
-    return {"chunks": None if found is None else [{"start": start, "end": end} for start, end in found],
-            "chunk_count": None if found is None else len(found), "chunks_note": tokenizer.chunks_note}
+    return {
+        "chunks": None if found is None else [{"start": start, "end": end} for start, end in found],
+        "chunk_count": None if found is None else len(found),
+        "chunks_note": tokenizer.chunks_note,
+    }
 
 
-def result_json(text: str, tokenizer, ids: list[int], pieces: list[bytes], merges: int | None = None,
-                chunks: dict | None = None, **budget) -> str:
+def result_json(
+    text: str,
+    tokenizer,
+    ids: list[int],
+    pieces: list[bytes],
+    merges: int | None = None,
+    chunks: dict | None = None,
+    **budget,
+) -> str:
     """One tokenize result (`schemas.TokenizeResponse`, or `CompareResult` with `budgets=`) as JSON text;
     `budget=`/`budgets=` that are None are left out, `chunks` (from `chunks_of`) added as they are."""
     stats = dumps(text_stats(text, len(ids)).to_dict())
@@ -307,14 +348,16 @@ async def compare(request: Request):
 
     def work() -> Response:
         text, listed = engine_calls.tokenize_listed(registry, settings, names, body.text, body.allow_special)
+
         def budgets(tokenizer, ids) -> list[dict] | None:  # the models asked that use this column's tokenizer
             mine = [pair for pair in asked if pair[1] == tokenizer.name]
             return engine_calls.budgets_json(mine, {tokenizer.name: len(ids)}, body.reply_tokens) if asked else None
 
         results = ",".join(result_json(text, *one, budgets=budgets(*one[:2])) for one in listed)
         rows = by_script(text, {tokenizer.name: char_ranges(pieces) for tokenizer, _, pieces in listed})
-        return json_response(f'{{"results":[{results}],"by_script":{dumps(rows)}}}',
-                             request.headers.get("accept-encoding", ""))
+        return json_response(
+            f'{{"results":[{results}],"by_script":{dumps(rows)}}}', request.headers.get("accept-encoding", "")
+        )
 
     return await pool.run(work, request=request)
 
@@ -343,9 +386,7 @@ async def count(request: Request):
     body = await read_json(request, schemas.CountRequest)
     given = [field for field in ("text", "texts", "messages") if getattr(body, field) is not None]
     if len(given) != 1:
-        raise InvalidInput(
-            f"send exactly one of \"text\", \"texts\" or \"messages\"; got {', '.join(given) or 'none'}"
-        )
+        raise InvalidInput(f'send exactly one of "text", "texts" or "messages"; got {", ".join(given) or "none"}')
     if body.tools is not None and body.messages is None:
         raise InvalidInput('"tools" go with "messages" (a chat); leave "tools" out to count a text')
     if body.messages is not None:
@@ -460,7 +501,6 @@ def _refuse_nested(ids: list, vocab_size: int) -> None:
                 f"token id at position {position} is {what}, not an integer; "
                 f"send whole numbers from 0 to {vocab_size - 1}"
             )
-
 
 
 ROUTES = [*router.routes, *api.routes, *api_post.routes]  # what create_app adds, in this order

@@ -44,13 +44,19 @@ class BudgetOut(BaseModel):
 
     model: str = Field(description="The model name, as asked.", examples=["gpt-4o"])
     context_window: int | None = Field(description="Its context window in tokens; null when unknown.")
-    used: int = Field(description="Tokens of the prompt: the count (for a chat, the whole prompt, framing included; "
-                      "for `texts`, their sum).")
+    used: int = Field(
+        description="Tokens of the prompt: the count (for a chat, the whole prompt, framing included; "
+        "for `texts`, their sum)."
+    )
     share: float | None = Field(description="used / context_window (a JSON number; over 1 when it does not fit).")
-    fits: bool | None = Field(description="used (+ reply_tokens) <= context_window, and reply_tokens <= the largest "
-                              "output; null when a fact it needs is unknown.")
-    room: int | None = Field(description="Tokens left for the reply: min(context_window - used, largest output), "
-                             "at least 0; null when unknown.")
+    fits: bool | None = Field(
+        description="used (+ reply_tokens) <= context_window, and reply_tokens <= the largest "
+        "output; null when a fact it needs is unknown."
+    )
+    room: int | None = Field(
+        description="Tokens left for the reply: min(context_window - used, largest output), "
+        "at least 0; null when unknown."
+    )
     input_usd: str | None = Field(description="used x input price / 1,000,000." + _MONEY, examples=["0.0000175"])
     cached_input_usd: str | None = Field(description="used x cached-input price / 1,000,000." + _MONEY)
     output_usd_per_1k: str | None = Field(description="The price of a 1,000-token reply." + _MONEY)
@@ -58,5 +64,6 @@ class BudgetOut(BaseModel):
     source: str | None = Field(description="URL of the page the facts were read from.")
     note: str | None = Field(description="Why fields are null (no facts for this model, or facts not published).")
     reply_tokens: int | None = Field(None, description="With `reply_tokens` in the request: that length.")
-    output_usd: str | None = Field(None, description="With `reply_tokens`: reply_tokens x output price / 1,000,000."
-                                   + _MONEY)
+    output_usd: str | None = Field(
+        None, description="With `reply_tokens`: reply_tokens x output price / 1,000,000." + _MONEY
+    )

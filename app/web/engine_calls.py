@@ -136,7 +136,9 @@ def count(registry: Registry, name: str, text: str, allow_special: bool = False)
     return len(registry.get(name).encode(text, allow_special))
 
 
-def count_texts(registry: Registry, names: list[str], texts: list[str], allow_special: bool = False) -> dict[str, list[int]]:
+def count_texts(
+    registry: Registry, names: list[str], texts: list[str], allow_special: bool = False
+) -> dict[str, list[int]]:
     """Canonical tokenizer name -> the token count of each (already checked) text."""
     return {name: [count(registry, name, text, allow_special) for text in texts] for name in names}
 
@@ -173,7 +175,7 @@ def count_messages(
     if without := [name for name in names if not registry.chat_formats(name)]:
         raise InvalidInput(
             f"{', '.join(without)} {'has' if len(without) == 1 else 'have'} no chat format here; chat prompts "
-            f"are counted for {WHICH_CHAT}. Choose among those, or count the text with \"text\""
+            f'are counted for {WHICH_CHAT}. Choose among those, or count the text with "text"'
         )
     return {name: render(registry.get(name), messages, tools=tools) for name in names}
 
@@ -184,7 +186,9 @@ def check_chat(
     """The chat checked as every format needs it (app/chat/tools.py: bounds first, so nothing deep is
     serialised), all its text together within the text limit, and cleaned of lone surrogates."""
     check_tool_chat(messages, tools)
-    check_texts(chat_texts(messages, tools), settings, "the message fields and tools" if tools else "the message fields")
+    check_texts(
+        chat_texts(messages, tools), settings, "the message fields and tools" if tools else "the message fields"
+    )
     return cleaned(messages, tools)
 
 
@@ -194,7 +198,11 @@ def check_messages(messages: list[ChatMessage], settings: Settings) -> list[Chat
 
 
 def render_chat(
-    registry: Registry, settings: Settings, name: str, messages: list[ChatMessage], format_name: str | None,
+    registry: Registry,
+    settings: Settings,
+    name: str,
+    messages: list[ChatMessage],
+    format_name: str | None,
     tools: tuple[Tool, ...] = (),
 ) -> Rendered:
     """The chat prompt as `name`'s model sees it (app/chat/render.py), within the token budget."""
@@ -227,7 +235,7 @@ def model_tokenizer(registry: Registry, model: str) -> str:
 def mismatch(model: str, wanted: str, asked: str, field: str = "tokenizer") -> InvalidInput:
     return InvalidInput(
         f'model {excerpt(model)} uses the {wanted} tokenizer, not {asked}; leave out "{field}" (the model '
-        f'decides the tokenizer) or send {wanted}',
+        f"decides the tokenizer) or send {wanted}",
         code="model_mismatch",
     )
 
@@ -242,7 +250,9 @@ def resolve_with_model(registry: Registry, tokenizer: str | None, model: str | N
             raise mismatch(model, wanted, asked)
         return wanted, model
     if tokenizer is None:
-        raise InvalidInput('send "tokenizer" (a tokenizer or model name, GET /api/tokenizers) or "model" (GET /api/models)')
+        raise InvalidInput(
+            'send "tokenizer" (a tokenizer or model name, GET /api/tokenizers) or "model" (GET /api/models)'
+        )
     return registry.resolve(tokenizer), (tokenizer if is_model_name(registry, tokenizer) else None)
 
 

@@ -18,6 +18,7 @@ from app.pricing.money import percent, usd
 from app.web.number import num
 from app.web.tokenview import render_text
 
+
 def install_filters(templates: Jinja2Templates) -> None:
     templates.env.filters["num"] = num
     templates.env.filters["visible"] = render_text

@@ -70,7 +70,9 @@ class WorkPool:
             self._release()
             raise ClientGone("the client closed the connection while its request waited")
         try:
-            future = asyncio.get_running_loop().run_in_executor(self._executor, contextvars.copy_context().run, work, *args)
+            future = asyncio.get_running_loop().run_in_executor(
+                self._executor, contextvars.copy_context().run, work, *args
+            )
         except BaseException:
             self._release()
             raise
@@ -118,4 +120,3 @@ class WorkPool:
             f"try again in {retry} s, or send shorter texts",
             retry,
         )
-

@@ -80,81 +80,138 @@ class Response(BaseModel):
 
 
 class TokenizeRequest(Request):
-    tokenizer: TokenizerName | None = Field(None, description="A tokenizer or model name; may be left out when "
-                                            "`model` is given (its tokenizer is used). A model name here answers its "
-                                            "budget too.")
+    tokenizer: TokenizerName | None = Field(
+        None,
+        description="A tokenizer or model name; may be left out when "
+        "`model` is given (its tokenizer is used). A model name here answers its "
+        "budget too.",
+    )
     text: str = Field(
         description="The text to tokenize (lone surrogates become U+FFFD).", examples=["Hello, world! 👋"]
     )
     allow_special: AllowSpecial = False
     merges: int | None = Field(
-        None, ge=0, description="`bpe` tokenizers only: use only the first k merges (0: raw bytes; the merge replay). "
-        "The ids equal the naive BPE encoder's with those merges; k over the tokenizer's merges is a 422."
+        None,
+        ge=0,
+        description="`bpe` tokenizers only: use only the first k merges (0: raw bytes; the merge replay). "
+        "The ids equal the naive BPE encoder's with those merges; k over the tokenizer's merges is a 422.",
     )
     model: ModelName | None = None
     reply_tokens: ReplyTokens | None = None
-    chunks: bool = Field(False, description="Also answer the chunks the tokenizer's split (its regex or pre-tokenizer) "
-                         "cuts the text into before merging: no token crosses one.")
+    chunks: bool = Field(
+        False,
+        description="Also answer the chunks the tokenizer's split (its regex or pre-tokenizer) "
+        "cuts the text into before merging: no token crosses one.",
+    )
     encoding: Literal["bpe", "shortest"] = Field(
-        "bpe", description="`shortest`: the fewest tokens the same vocabulary spells the text with, within the same "
+        "bpe",
+        description="`shortest`: the fewest tokens the same vocabulary spells the text with, within the same "
         "chunks (BPE kinds only: `bpe`, `tiktoken`, byte-level `huggingface`; others are a 422), with `bpe_count` "
-        "and `differences`; not with `merges`.")
+        "and `differences`; not with `merges`.",
+    )
 
     model_config = ConfigDict(
         json_schema_extra={
-            "examples": [{"tokenizer": "cl100k_base", "text": "Hello, world! 👋", "allow_special": False},
-                         {"tokenizer": "cl100k_base", "text": "Hello world!!! 12345", "chunks": True},
-                         {"tokenizer": "tokenprism_4k", "text": "he jumps", "encoding": "shortest"},
-                         {"tokenizer": "tokenprism_4k", "text": "the cat sat", "merges": 10},
-                         {"model": "gpt-4o", "text": "Will it fit, and what will it cost?", "reply_tokens": 500}]
+            "examples": [
+                {"tokenizer": "cl100k_base", "text": "Hello, world! 👋", "allow_special": False},
+                {"tokenizer": "cl100k_base", "text": "Hello world!!! 12345", "chunks": True},
+                {"tokenizer": "tokenprism_4k", "text": "he jumps", "encoding": "shortest"},
+                {"tokenizer": "tokenprism_4k", "text": "the cat sat", "merges": 10},
+                {"model": "gpt-4o", "text": "Will it fit, and what will it cost?", "reply_tokens": 500},
+            ]
         }
     )
 
 
-TOOL_SCHEMA = {"type": "object", "required": ["type", "function"], "properties": {
-    "type": {"const": "function"},
-    "function": {"type": "object", "required": ["name"], "properties": {
-        "name": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
-        "description": {"type": "string"},
-        "parameters": {"type": "object", "description": "A JSON schema."},
-        "strict": {"type": "boolean", "description": "Accepted and not counted."}}}}}
-TOOL_CALL_SCHEMA = {"type": "object", "required": ["id", "function"], "properties": {
-    "id": {"type": "string"},
-    "type": {"const": "function"},
-    "function": {"type": "object", "required": ["name", "arguments"], "properties": {
-        "name": {"type": "string", "description": "A tool listed in `tools`."},
-        "arguments": {"type": "string", "description": "JSON text, as the model wrote it."}}}}}
-EXAMPLE_TOOL = {"type": "function", "function": {
-    "name": "get_weather", "description": "The weather in a city",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+TOOL_SCHEMA = {
+    "type": "object",
+    "required": ["type", "function"],
+    "properties": {
+        "type": {"const": "function"},
+        "function": {
+            "type": "object",
+            "required": ["name"],
+            "properties": {
+                "name": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+                "description": {"type": "string"},
+                "parameters": {"type": "object", "description": "A JSON schema."},
+                "strict": {"type": "boolean", "description": "Accepted and not counted."},
+            },
+        },
+    },
+}
+TOOL_CALL_SCHEMA = {
+    "type": "object",
+    "required": ["id", "function"],
+    "properties": {
+        "id": {"type": "string"},
+        "type": {"const": "function"},
+        "function": {
+            "type": "object",
+            "required": ["name", "arguments"],
+            "properties": {
+                "name": {"type": "string", "description": "A tool listed in `tools`."},
+                "arguments": {"type": "string", "description": "JSON text, as the model wrote it."},
+            },
+        },
+    },
+}
+EXAMPLE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "The weather in a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    },
+}
 EXAMPLE_TOOL_CHAT = [
     {"role": "user", "content": "Weather in Paris?"},
-    {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+        ],
+    },
     {"role": "tool", "tool_call_id": "call_1", "content": "18 °C, sunny"},
 ]
 # tools and tool calls arrive as raw JSON, so that app/chat/tools.py names what is wrong and how to fix it
-Tools = Annotated[Any, Field(
-    description="The functions the model may call, as OpenAI's API takes them (`[{\"type\": \"function\", "
-    f"\"function\": {{\"name\", \"description\", \"parameters\"}}}}]`; at most {MAX_TOOLS}, schemas nested at most "
-    f"{MAX_JSON_DEPTH} deep). "
-    "Rendered as the format does and counted apart (`tools`); a format without tools answers a 422 that says so.",
-    json_schema_extra={"type": "array", "items": TOOL_SCHEMA}, examples=[[EXAMPLE_TOOL]],
-)]
+Tools = Annotated[
+    Any,
+    Field(
+        description='The functions the model may call, as OpenAI\'s API takes them (`[{"type": "function", '
+        f'"function": {{"name", "description", "parameters"}}}}]`; at most {MAX_TOOLS}, schemas nested at most '
+        f"{MAX_JSON_DEPTH} deep). "
+        "Rendered as the format does and counted apart (`tools`); a format without tools answers a 422 that says so.",
+        json_schema_extra={"type": "array", "items": TOOL_SCHEMA},
+        examples=[[EXAMPLE_TOOL]],
+    ),
+]
 
 
 class ChatMessageIn(Request):
     role: str = Field(
         description="system, user, assistant, developer, tool, ...; its tokens count too.", examples=["user"]
     )
-    content: str | None = Field(None, description="The message text (plain text; content-part arrays are not "
-                                "supported). Null or left out only in an assistant message with `tool_calls`.")
-    name: str | None = Field(None, description="Optional participant name (chatml and harmony write role:name; mistral has none).")
-    tool_calls: Any = Field(None, description="assistant: the tools it calls (OpenAI's shape; each names a tool "
-                            "listed in `tools`, arguments are JSON text). Counted in this message.",
-                            json_schema_extra={"type": "array", "items": TOOL_CALL_SCHEMA})
-    tool_call_id: Any = Field(None, description="role tool: the id of the earlier call this result answers.",
-                              json_schema_extra={"type": "string"})
+    content: str | None = Field(
+        None,
+        description="The message text (plain text; content-part arrays are not "
+        "supported). Null or left out only in an assistant message with `tool_calls`.",
+    )
+    name: str | None = Field(
+        None, description="Optional participant name (chatml and harmony write role:name; mistral has none)."
+    )
+    tool_calls: Any = Field(
+        None,
+        description="assistant: the tools it calls (OpenAI's shape; each names a tool "
+        "listed in `tools`, arguments are JSON text). Counted in this message.",
+        json_schema_extra={"type": "array", "items": TOOL_CALL_SCHEMA},
+    )
+    tool_call_id: Any = Field(
+        None,
+        description="role tool: the id of the earlier call this result answers.",
+        json_schema_extra={"type": "string"},
+    )
 
 
 class CountRequest(Request):
@@ -173,7 +230,9 @@ class CountRequest(Request):
     tools: Tools = None
     tokenizers: TokenizerNames | None = Field(
         None,
-        description="Which tokenizers to count with. " + DEFAULT_TOKENIZERS_DOC + MODELS_AMONG_NAMES_DOC
+        description="Which tokenizers to count with. "
+        + DEFAULT_TOKENIZERS_DOC
+        + MODELS_AMONG_NAMES_DOC
         + " For `messages`, omitted means cl100k_base and o200k_base (OpenAI's chat encodings).",
     )
     allow_special: AllowSpecial = False
@@ -211,7 +270,10 @@ class CompareRequest(Request):
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [
-                {"text": "Tokenizers disagree about 안녕하세요 and 🦜.", "tokenizers": ["gpt2", "o200k_base", "mistral_v1"]}
+                {
+                    "text": "Tokenizers disagree about 안녕하세요 and 🦜.",
+                    "tokenizers": ["gpt2", "o200k_base", "mistral_v1"],
+                }
             ]
         }
     )
@@ -221,7 +283,7 @@ class DecodeRequest(Request):
     tokenizer: TokenizerName
     ids: list[Any] = Field(
         description="Token ids: whole numbers from 0 to vocab_size - 1 that exist in the vocabulary. "
-        "Anything else (negative, too large, a gap, 1.0, \"5\", true) is a 422 naming the id and its position.",
+        'Anything else (negative, too large, a gap, 1.0, "5", true) is a 422 naming the id and its position.',
         json_schema_extra={"items": {"type": "integer", "minimum": 0}},
         examples=[[9906, 11, 1917, 0]],
     )
@@ -283,7 +345,8 @@ class TokenizerDetail(TokenizerInfo):
     chat_counting: bool = Field(description="Whether /api/count and /api/chat accept `messages` for this tokenizer.")
     chat_formats: list[str] = Field(description="Its chat formats (POST /api/chat), the default first; [] for none.")
     chat_template: ChatTemplateInfo | None = Field(
-        None, description="The chat template it was added with (the `template` format); null for none.")
+        None, description="The chat template it was added with (the `template` format); null for none."
+    )
 
 
 class ModelFacts(Response):
@@ -292,12 +355,16 @@ class ModelFacts(Response):
 
     context_window: int | None = Field(examples=[128000], description="Most tokens a request's input may have.")
     max_output: int | None = Field(examples=[16384], description="Most tokens one reply may have.")
-    input_usd_per_mtok: str | None = Field(examples=["2.50"], description="USD per 1,000,000 input tokens, the "
-                                           "exact decimal as published (a string, so no float rounds it).")
-    cached_input_usd_per_mtok: str | None = Field(examples=["1.25"], description="USD per 1,000,000 cached input "
-                                                  "tokens.")
-    output_usd_per_mtok: str | None = Field(examples=["10.00"], description="USD per 1,000,000 output tokens (null "
-                                            "for an embedding model).")
+    input_usd_per_mtok: str | None = Field(
+        examples=["2.50"],
+        description="USD per 1,000,000 input tokens, the exact decimal as published (a string, so no float rounds it).",
+    )
+    cached_input_usd_per_mtok: str | None = Field(
+        examples=["1.25"], description="USD per 1,000,000 cached input tokens."
+    )
+    output_usd_per_mtok: str | None = Field(
+        examples=["10.00"], description="USD per 1,000,000 output tokens (null for an embedding model)."
+    )
     source: str = Field(description="URL of what the figures were read from.")
     read_on: str = Field(examples=["2026-11-25"], description="The day the source was read (YYYY-MM-DD).")
 
@@ -309,12 +376,15 @@ class ModelInfo(Response):
         "tiktoken: gpt-4o- covers gpt-4o-2024-08-06. Exact names are looked up first; among prefixes the first "
         "listed wins."
     )
-    tokenizer: str = Field(examples=["o200k_base"], description="The tokenizer it uses (a name of GET /api/tokenizers "
-                           "when `available`).")
+    tokenizer: str = Field(
+        examples=["o200k_base"], description="The tokenizer it uses (a name of GET /api/tokenizers when `available`)."
+    )
     vendor: str = Field(examples=["OpenAI"])
     family: str = Field(examples=["chat"], description="For display: the model family, or tiktoken's group.")
-    available: bool = Field(description="Whether this server has the tokenizer now (false: tokenprism does not "
-                            "ship it, e.g. p50k_base; asking for the model is a 404 that says so).")
+    available: bool = Field(
+        description="Whether this server has the tokenizer now (false: tokenprism does not "
+        "ship it, e.g. p50k_base; asking for the model is a 404 that says so)."
+    )
     covered_by: str | None = Field(
         examples=[None, "gpt-4o-*"],
         description="null for the rows of the model table; for a name that only the facts table holds (gpt-4o-mini, "
@@ -322,13 +392,15 @@ class ModelInfo(Response):
     )
     facts: ModelFacts | None = Field(
         description="Its context window, largest output and prices, with source and date; null when none are "
-        "known. A prefix rule has facts only when a facts row names it (\"gpt-4o-*\")."
+        'known. A prefix rule has facts only when a facts row names it ("gpt-4o-*").'
     )
 
 
 class ModelsResponse(Response):
-    models: list[ModelInfo] = Field(description="Exact names and prefix rules, in lookup order; then the names "
-                                    "only the facts table holds (`covered_by` set).")
+    models: list[ModelInfo] = Field(
+        description="Exact names and prefix rules, in lookup order; then the names "
+        "only the facts table holds (`covered_by` set)."
+    )
 
 
 class LimitsResponse(Response):
@@ -368,16 +440,21 @@ class StatsOut(Response):
 
 
 class ChatRequest(Request):
-    tokenizer: TokenizerName | None = Field(None, description="A tokenizer or model name; may be left out when "
-                                            "`model` is given. A model name here answers its budget too.")
+    tokenizer: TokenizerName | None = Field(
+        None,
+        description="A tokenizer or model name; may be left out when "
+        "`model` is given. A model name here answers its budget too.",
+    )
     messages: list[ChatMessageIn] = Field(
-        min_length=1, max_length=MAX_MESSAGES,
+        min_length=1,
+        max_length=MAX_MESSAGES,
         description=f"The conversation, in order (at most {MAX_MESSAGES:,} messages).",
         examples=[[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi 👋"}]],
     )
     tools: Tools = None
     format: str | None = Field(
-        None, description="chatml (cl100k_base, o200k_base), harmony (o200k_harmony) or mistral (mistral_v1, "
+        None,
+        description="chatml (cl100k_base, o200k_base), harmony (o200k_harmony) or mistral (mistral_v1, "
         "mistral_v3, mistral_tekken); omitted: the tokenizer's own.",
         examples=["chatml"],
     )
@@ -397,13 +474,19 @@ class ChatResponse(Response):
     text: str = Field(description="The prompt as text; the tokens' ranges index into it.")
     tokens: list[TokenOut] = Field(description="As /api/tokenize; the format's special tokens have `special` true.")
     messages: list[ChatMessageCount]
-    overhead: int = Field(description="Tokens the format adds: `count` minus the tokens of the messages' content "
-                          "and of the tools.")
-    tools: int = Field(description="Tokens of the tools' definitions, wherever the format writes them (0 without "
-                       "tools); tool calls and results count in their messages.")
-    note: str | None = Field(None, description="What the format says of these counts, null for none: chatml's count "
-                             "follows the prompt tokens OpenAI's API reported (OpenAI publishes no format), not a "
-                             "published rendering.")
+    overhead: int = Field(
+        description="Tokens the format adds: `count` minus the tokens of the messages' content and of the tools."
+    )
+    tools: int = Field(
+        description="Tokens of the tools' definitions, wherever the format writes them (0 without "
+        "tools); tool calls and results count in their messages."
+    )
+    note: str | None = Field(
+        None,
+        description="What the format says of these counts, null for none: chatml's count "
+        "follows the prompt tokens OpenAI's API reported (OpenAI publishes no format), not a "
+        "published rendering.",
+    )
     budget: BudgetOut | None = Field(None, description="With a model: its budget for the whole prompt (`count`).")
 
 
@@ -420,14 +503,21 @@ class TokenizeResponse(Response):
     merges: int | None = Field(None, description="The merges used, when the request limited them.")
     bpe_count: int | None = Field(None, description="With `encoding: shortest`: the tokenizer's own (BPE) count.")
     differences: list[tuple[int, int]] | None = Field(
-        None, description="With `encoding: shortest`: the character ranges `[start, end)` the two encodings cut "
-        "differently.")
-    budget: BudgetOut | None = Field(None, description="With a model (`model`, or a model name as `tokenizer`): its "
-                                     "budget for `count` tokens.")
-    chunks: list[ChunkOut] | None = Field(None, description='With `"chunks": true`: the chunks in order; null for a '
-                                          "tokenizer with no split (SentencePiece), which `chunks_note` explains.")
+        None,
+        description="With `encoding: shortest`: the character ranges `[start, end)` the two encodings cut differently.",
+    )
+    budget: BudgetOut | None = Field(
+        None, description="With a model (`model`, or a model name as `tokenizer`): its budget for `count` tokens."
+    )
+    chunks: list[ChunkOut] | None = Field(
+        None,
+        description='With `"chunks": true`: the chunks in order; null for a '
+        "tokenizer with no split (SentencePiece), which `chunks_note` explains.",
+    )
     chunk_count: int | None = Field(None, description='With `"chunks": true`: how many chunks (null with no split).')
-    chunks_note: str | None = Field(None, description='With `"chunks": true` and no split: what the tokenizer does instead.')
+    chunks_note: str | None = Field(
+        None, description='With `"chunks": true` and no split: what the tokenizer does instead.'
+    )
 
 
 class CompareResult(TokenizeResponse):
@@ -437,18 +527,25 @@ class CompareResult(TokenizeResponse):
 
 
 class ScriptRow(Response):
-    script: str = Field(description="A Unicode script (\"Latin\", \"Hangul\", \"Hiragana/Katakana\"), \"Emoji\", "
-                        "\"Common\" (digits, punctuation, spaces, symbols) or \"Other\".", examples=["Hangul"])
+    script: str = Field(
+        description='A Unicode script ("Latin", "Hangul", "Hiragana/Katakana"), "Emoji", '
+        '"Common" (digits, punctuation, spaces, symbols) or "Other".',
+        examples=["Hangul"],
+    )
     characters: int = Field(description="Characters of the text in this script; the rows sum to the text's length.")
-    tokens: dict[str, int] = Field(description="Tokenizer -> tokens counted for this script (each token counts once, "
-                                   "for the script most of its characters are in); each column sums to its count.")
+    tokens: dict[str, int] = Field(
+        description="Tokenizer -> tokens counted for this script (each token counts once, "
+        "for the script most of its characters are in); each column sums to its count."
+    )
     tokens_per_character: dict[str, float] = Field(description="Tokenizer -> tokens / characters of this row.")
 
 
 class CompareResponse(Response):
     results: list[CompareResult] = Field(description="One per tokenizer, in the order asked.")
-    by_script: list[ScriptRow] = Field(description="Cost by script: one row per script present in the text, most "
-                                       "characters first (docs/api.md, Cost by script).")
+    by_script: list[ScriptRow] = Field(
+        description="Cost by script: one row per script present in the text, most "
+        "characters first (docs/api.md, Cost by script)."
+    )
 
 
 class CountItem(Response):
@@ -464,8 +561,9 @@ class ChatCountOut(Response):
     )
     overhead: dict[str, int] = Field(description="Tokenizer -> tokens the format adds around the messages' content.")
     tools: dict[str, int] = Field(description="Tokenizer -> tokens of the tools' definitions (as /api/chat's `tools`).")
-    notes: dict[str, str | None] = Field(description="Tokenizer -> its format's note on these counts (as /api/chat's "
-                                         "`note`), null for none.")
+    notes: dict[str, str | None] = Field(
+        description="Tokenizer -> its format's note on these counts (as /api/chat's `note`), null for none."
+    )
 
 
 class CountResponse(Response):
@@ -473,14 +571,17 @@ class CountResponse(Response):
         description="Tokenizer -> tokens: of `text`; the sum over `texts`; the chat's prompt tokens for `messages`.",
         examples=[{"cl100k_base": 7, "o200k_base": 7}],
     )
-    characters: int = Field(description="Characters counted (all texts, or all message fields with the tools' "
-                            "names, descriptions and schemas as JSON, together).")
+    characters: int = Field(
+        description="Characters counted (all texts, or all message fields with the tools' "
+        "names, descriptions and schemas as JSON, together)."
+    )
     bytes: int = Field(description="UTF-8 bytes of the same.")
     items: list[CountItem] | None = Field(None, description="`texts` only: the counts of each text, in order.")
     chat: ChatCountOut | None = Field(None, description="`messages` only: formats, per-message counts, overhead.")
     budgets: list[BudgetOut] | None = Field(
-        None, description="With models (`model`, model names in `tokenizers`): one budget per model, in the order "
-        "asked, for its tokenizer's count (the chat's whole prompt for `messages`; the sum for `texts`)."
+        None,
+        description="With models (`model`, model names in `tokenizers`): one budget per model, in the order "
+        "asked, for its tokenizer's count (the chat's whole prompt for `messages`; the sum for `texts`).",
     )
 
 

@@ -44,28 +44,37 @@ _STATUSES = {
     400: "The Host is not one this server answers (TOKENPRISM_ALLOWED_HOSTS), or the multipart body cannot be parsed.",
     401: "TOKENPRISM_ADMIN_TOKEN is set and the request has no or a wrong 'Authorization: Bearer' token.",
     403: "A built-in tokenizer, or a browser request from another site (Origin: null, a foreign Origin, "
-         "Sec-Fetch-Site: cross-site).",
+    "Sec-Fetch-Site: cross-site).",
     404: "No added or trained tokenizer of that name.",
     409: "The name is taken: a built-in, an alias or a model name (choose another), or another tokenizer "
-         "(send replace=true).",
+    "(send replace=true).",
     413: "The file is over TOKENPRISM_MAX_UPLOAD_BYTES.",
     415: "The body is not multipart/form-data.",
     422: "A field is missing or invalid, or the file is refused (its message says why).",
     503: "Two files are being checked already; retry after Retry-After seconds.",
 }
 _UPLOAD_FORM = {
-    "type": "object", "required": ["file", "name"],
+    "type": "object",
+    "required": ["file", "name"],
     "properties": {
-        "file": {"type": "string", "format": "binary", "description": "tokenizer.json, .tiktoken, SentencePiece .model or .bpe"},
+        "file": {
+            "type": "string",
+            "format": "binary",
+            "description": "tokenizer.json, .tiktoken, SentencePiece .model or .bpe",
+        },
         "name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_.-]{0,47}$"},
         "kind": {"type": "string", "enum": list(uploads.KINDS), "description": "default: detected from the file"},
         "pattern": {"type": "string", "description": ".tiktoken only: gpt2, gpt4, o200k or a regex"},
         "special_tokens": {"type": "string", "description": '.tiktoken only, JSON: {"<|endoftext|>": 100257}'},
         "description": {"type": "string"},
         "replace": {"type": "boolean", "description": "replace a tokenizer of that name"},
-        "chat_template": {"type": "string", "format": "binary", "description": "optional: the model's "
-                          "tokenizer_config.json (its chat_template, bos_token, eos_token) or a .jinja template; "
-                          "gives the tokenizer the 'template' chat format"},
+        "chat_template": {
+            "type": "string",
+            "format": "binary",
+            "description": "optional: the model's "
+            "tokenizer_config.json (its chat_template, bos_token, eos_token) or a .jinja template; "
+            "gives the tokenizer the 'template' chat format",
+        },
     },
 }
 
@@ -96,8 +105,10 @@ def check_write_access(request: Request, form_token: str | None = None) -> None:
     if scheme.lower() == "bearer":
         given = credentials.strip()
     if not given or not hmac.compare_digest(given.encode(), expected.encode()):
-        raise Unauthorized("adding and removing tokenizers needs the admin token: send "
-                           "'Authorization: Bearer <TOKENPRISM_ADMIN_TOKEN>' (the page asks for it)")
+        raise Unauthorized(
+            "adding and removing tokenizers needs the admin token: send "
+            "'Authorization: Bearer <TOKENPRISM_ADMIN_TOKEN>' (the page asks for it)"
+        )
 
 
 def check_same_site(request: Request) -> None:
@@ -106,11 +117,15 @@ def check_same_site(request: Request) -> None:
     A request without Origin (curl, scripts) passes; the Host itself is checked by edge/hosts.py."""
     origin = request.headers.get("origin")
     host = request.headers.get("host", "")
-    fix = ("change tokenizers from this server's own pages, or without a browser "
-           "(curl or a script, with the admin token when one is set)")
+    fix = (
+        "change tokenizers from this server's own pages, or without a browser "
+        "(curl or a script, with the admin token when one is set)"
+    )
     if origin is not None and origin.strip().lower() == "null":
-        raise Forbidden(f"a request with 'Origin: null' (a sandboxed frame or a local file) may not change this "
-                        f"server's tokenizers; {fix}")
+        raise Forbidden(
+            f"a request with 'Origin: null' (a sandboxed frame or a local file) may not change this "
+            f"server's tokenizers; {fix}"
+        )
     if origin is not None:
         try:
             parts = urlsplit(origin.strip())
@@ -120,8 +135,9 @@ def check_same_site(request: Request) -> None:
         if not same:
             raise Forbidden(f"a page on {excerpt(origin)} may not change this server's tokenizers; {fix}")
     if request.headers.get("sec-fetch-site", "").lower() == "cross-site":
-        raise Forbidden(f"a request from another site (Sec-Fetch-Site: cross-site) may not change this server's "
-                        f"tokenizers; {fix}")
+        raise Forbidden(
+            f"a request from another site (Sec-Fetch-Site: cross-site) may not change this server's tokenizers; {fix}"
+        )
 
 
 @dataclass(frozen=True)
@@ -133,12 +149,17 @@ class Upload:
 
 async def read_upload(request: Request) -> Upload:
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
-        raise TokenprismError("send the file as multipart/form-data with a 'file' field (curl -F file=@PATH -F name=NAME)",
-                              code="unsupported_media_type", status=415)
+        raise TokenprismError(
+            "send the file as multipart/form-data with a 'file' field (curl -F file=@PATH -F name=NAME)",
+            code="unsupported_media_type",
+            status=415,
+        )
     try:
         form = await request.form(max_files=2, max_fields=len(FORM_FIELDS), max_part_size=1 << 20)
     except MultiPartException as error:
-        raise InvalidInput(f"the form could not be read ({error.message}); send one file and the named fields") from None
+        raise InvalidInput(
+            f"the form could not be read ({error.message}); send one file and the named fields"
+        ) from None
     unknown = sorted(set(form.keys()) - set(FORM_FIELDS))
     if unknown:
         raise InvalidInput(f"unknown form field {excerpt(unknown[0])}; the fields are {', '.join(FORM_FIELDS)}")
@@ -179,8 +200,12 @@ async def add_tokenizer(request: Request, sent: Upload) -> uploads.Facts:
     registry.check_new_name(name)
     data = await upload.read(settings.max_upload_bytes + 1)
     if len(data) > settings.max_upload_bytes:
-        raise TokenprismError(f"the tokenizer file is over {settings.max_upload_bytes:,} bytes "
-                              "(TOKENPRISM_MAX_UPLOAD_BYTES); send a smaller file", code="file_too_large", status=413)
+        raise TokenprismError(
+            f"the tokenizer file is over {settings.max_upload_bytes:,} bytes "
+            "(TOKENPRISM_MAX_UPLOAD_BYTES); send a smaller file",
+            code="file_too_large",
+            status=413,
+        )
     if not data:
         raise InvalidInput("the file is empty; send a tokenizer file")
     special = None
@@ -192,10 +217,19 @@ async def add_tokenizer(request: Request, sent: Upload) -> uploads.Facts:
     replace = fields.get("replace", "").lower() in ("1", "true", "yes", "on")
     template = await _read_template(sent.chat_template)
     facts, data = await asyncio.get_running_loop().run_in_executor(
-        None, lambda: uploads.check(data, name, fields.get("description", ""), kind=fields.get("kind"),
-                                    pattern=fields.get("pattern"), special_tokens=special,
-                                    source_name=upload.filename or "", max_vocab=settings.max_upload_vocab,
-                                    chat_template=template))
+        None,
+        lambda: uploads.check(
+            data,
+            name,
+            fields.get("description", ""),
+            kind=fields.get("kind"),
+            pattern=fields.get("pattern"),
+            special_tokens=special,
+            source_name=upload.filename or "",
+            max_vocab=settings.max_upload_vocab,
+            chat_template=template,
+        ),
+    )
     uploads.store(settings.user_tokenizer_dir, name, facts, data, replace=replace)
     return facts
 
@@ -205,30 +239,54 @@ def remove_tokenizer(request: Request, name: str) -> None:
     if registry.is_builtin(name):
         raise Forbidden(f"{name} is a built-in tokenizer; only added and trained tokenizers can be removed")
     if not uploads.remove(settings.user_tokenizer_dir, name):
-        raise TokenprismError(f"there is no added or trained tokenizer named {name}; GET /api/tokenizers lists them",
-                              code="unknown_tokenizer", status=404)
+        raise TokenprismError(
+            f"there is no added or trained tokenizer named {name}; GET /api/tokenizers lists them",
+            code="unknown_tokenizer",
+            status=404,
+        )
 
 
 def facts_json(name: str, facts: uploads.Facts) -> dict:
-    return {"name": name, "kind": facts.kind, "vocab_size": facts.vocab_size, "description": facts.description,
-            "sha256": facts.sha256, "size": facts.size, "source_name": facts.source_name, "added": facts.added,
-            "chat_formats": ["template"] if facts.chat_template is not None else []}
+    return {
+        "name": name,
+        "kind": facts.kind,
+        "vocab_size": facts.vocab_size,
+        "description": facts.description,
+        "sha256": facts.sha256,
+        "size": facts.size,
+        "source_name": facts.source_name,
+        "added": facts.added,
+        "chat_formats": ["template"] if facts.chat_template is not None else [],
+    }
 
 
-@router.post("/api/tokenizers", tags=["tokenizers"], status_code=201, summary="Add a tokenizer file",
-             responses={201: {"description": "Stored; its facts (name, kind, vocab_size, sha256, size, ...)."},
-                        **_responses(400, 401, 403, 409, 413, 415, 422, 503)},
-             openapi_extra={"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": _UPLOAD_FORM}}}})
+@router.post(
+    "/api/tokenizers",
+    tags=["tokenizers"],
+    status_code=201,
+    summary="Add a tokenizer file",
+    responses={
+        201: {"description": "Stored; its facts (name, kind, vocab_size, sha256, size, ...)."},
+        **_responses(400, 401, 403, 409, 413, 415, 422, 503),
+    },
+    openapi_extra={"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": _UPLOAD_FORM}}}},
+)
 async def api_add(request: Request):
     check_write_access(request)
     sent = await read_upload(request)
     facts = await add_tokenizer(request, sent)
-    return Response(dumps(facts_json(sent.fields["name"], facts)).encode(), status_code=201,
-                    media_type="application/json")
+    return Response(
+        dumps(facts_json(sent.fields["name"], facts)).encode(), status_code=201, media_type="application/json"
+    )
 
 
-@router.delete("/api/tokenizers/{name}", tags=["tokenizers"], status_code=204, summary="Remove an added tokenizer",
-               responses=_responses(400, 401, 403, 404, 422))
+@router.delete(
+    "/api/tokenizers/{name}",
+    tags=["tokenizers"],
+    status_code=204,
+    summary="Remove an added tokenizer",
+    responses=_responses(400, 401, 403, 404, 422),
+)
 async def api_remove(request: Request, name: str):
     check_write_access(request)
     remove_tokenizer(request, name)
@@ -272,9 +330,22 @@ def render_page(request: Request, notice: str | None = None, error: str | None =
         model = user_models.get(info["name"])
         facts = getattr(model, "facts", None)
         origin = "built-in" if registry.is_builtin(info["name"]) else "added" if facts else "trained here"
-        rows.append({**info, "origin": origin, "facts": facts, "removable": origin != "built-in",
-                     "chat_formats": registry.chat_formats(info["name"])})
-    context = {"page": "tokenizers", "rows": rows, "notice": notice, "error": error,
-               "needs_token": bool(settings.admin_token), "max_upload_bytes": settings.max_upload_bytes,
-               "kinds": uploads.KINDS}
+        rows.append(
+            {
+                **info,
+                "origin": origin,
+                "facts": facts,
+                "removable": origin != "built-in",
+                "chat_formats": registry.chat_formats(info["name"]),
+            }
+        )
+    context = {
+        "page": "tokenizers",
+        "rows": rows,
+        "notice": notice,
+        "error": error,
+        "needs_token": bool(settings.admin_token),
+        "max_upload_bytes": settings.max_upload_bytes,
+        "kinds": uploads.KINDS,
+    }
     return request.app.state.templates.TemplateResponse(request, "store/tokenizers.html", context, status_code=status)

@@ -75,21 +75,27 @@ def test_a_tokenizer_name_answers_no_budget(api):
 
 
 def test_refusals_name_the_model_and_the_fix(api):
-    wrong = assert_error(api.post("/api/tokenize", json={"tokenizer": "cl100k_base", "model": "gpt-4o", "text": "x"}),
-                         422, "model_mismatch")
+    wrong = assert_error(
+        api.post("/api/tokenize", json={"tokenizer": "cl100k_base", "model": "gpt-4o", "text": "x"}),
+        422,
+        "model_mismatch",
+    )
     assert "gpt-4o" in wrong["message"] and "o200k_base" in wrong["message"] and "cl100k_base" in wrong["message"]
     unknown = assert_error(api.post("/api/tokenize", json={"model": "gpt-99-ultra", "text": "x"}), 422, "unknown_model")
     assert "gpt-99-ultra" in unknown["message"] and "GET /api/models" in unknown["message"]
     tokenizer = assert_error(api.post("/api/count", json={"model": "cl100k_base", "text": "x"}), 422, "unknown_model")
     assert '"tokenizer"' in tokenizer["message"]
-    assert "p50k_base" in assert_error(api.post("/api/chat", json={"model": "text-davinci-003", "messages": CHAT}),
-                                       404)["message"]
+    assert (
+        "p50k_base"
+        in assert_error(api.post("/api/chat", json={"model": "text-davinci-003", "messages": CHAT}), 404)["message"]
+    )
     neither = assert_error(api.post("/api/tokenize", json={"text": "x"}), 422)
     assert '"tokenizer"' in neither["message"] and '"model"' in neither["message"]
     for bad in ("500", -1, 1.5, True):
         assert_error(api.post("/api/tokenize", json={"model": "gpt-4o", "text": "x", "reply_tokens": bad}), 422)
-    apart = assert_error(api.post("/api/compare", json={"model": "gpt-4o", "tokenizers": ["gpt2"], "text": "x"}), 422,
-                         "model_mismatch")
+    apart = assert_error(
+        api.post("/api/compare", json={"model": "gpt-4o", "tokenizers": ["gpt2"], "text": "x"}), 422, "model_mismatch"
+    )
     assert "gpt2" in apart["message"] and "o200k_base" in apart["message"]
 
 
@@ -105,14 +111,30 @@ def test_chat_budget_is_the_whole_prompt_and_agrees_with_count(api):
 
 
 def test_count_answers_one_budget_per_model_in_order(api):
-    body = post(api, "/api/count", {"text": TEXT, "tokenizers": ["gpt-4.1", "gpt2", "o3", "gpt-4o", "GPT-4.1"]},
-                schemas.CountResponse)
+    body = post(
+        api,
+        "/api/count",
+        {"text": TEXT, "tokenizers": ["gpt-4.1", "gpt2", "o3", "gpt-4o", "GPT-4.1"]},
+        schemas.CountResponse,
+    )
     assert [b["model"] for b in body["budgets"]] == ["gpt-4.1", "o3", "gpt-4o"]
     check_priced(body["budgets"][0], "gpt-4.1", body["counts"]["o200k_base"])
     unknown = body["budgets"][1]  # o3: a model with no facts here
     assert unknown["used"] == body["counts"]["o200k_base"] and "no facts" in unknown["note"]
-    assert all(unknown[field] is None for field in ("context_window", "share", "fits", "room", "input_usd",
-                                                    "cached_input_usd", "output_usd_per_1k", "prices_as_of", "source"))
+    assert all(
+        unknown[field] is None
+        for field in (
+            "context_window",
+            "share",
+            "fits",
+            "room",
+            "input_usd",
+            "cached_input_usd",
+            "output_usd_per_1k",
+            "prices_as_of",
+            "source",
+        )
+    )
     alone = post(api, "/api/count", {"text": TEXT, "model": "gpt-4o"}, schemas.CountResponse)
     assert list(alone["counts"]) == ["o200k_base"] and alone["budgets"][0]["model"] == "gpt-4o"
     assert "budgets" not in post(api, "/api/count", {"text": TEXT}, schemas.CountResponse)
@@ -132,7 +154,9 @@ def test_over_the_window(api):
     assert budget["fits"] is False and budget["room"] == 0 and budget["share"] > 1
     assert Decimal(budget["input_usd"]) == budget["used"] * Decimal(30) / MILLION
     short = post(api, "/api/count", {"text": "hi", "model": "gpt-4", "reply_tokens": 8_200}, schemas.CountResponse)
-    assert short["budgets"][0]["fits"] is False and short["budgets"][0]["room"] == 8_192 - short["counts"]["cl100k_base"]
+    assert (
+        short["budgets"][0]["fits"] is False and short["budgets"][0]["room"] == 8_192 - short["counts"]["cl100k_base"]
+    )
 
 
 def test_compare_gives_each_column_the_budgets_of_its_models(api):

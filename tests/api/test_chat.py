@@ -16,12 +16,26 @@ from app.chat.messages import ChatMessage
 from .helpers import assert_error
 
 COOKBOOK = [
-    {"role": "system", "content": "You are a helpful, pattern-following assistant that translates corporate jargon into plain English."},
+    {
+        "role": "system",
+        "content": "You are a helpful, pattern-following assistant that translates corporate jargon into plain English.",
+    },
     {"role": "system", "name": "example_user", "content": "New synergies will help drive top-line growth."},
     {"role": "system", "name": "example_assistant", "content": "Things working well together will increase revenue."},
-    {"role": "system", "name": "example_user", "content": "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage."},
-    {"role": "system", "name": "example_assistant", "content": "Let's talk later when we're less busy about how to do better."},
-    {"role": "user", "content": "This late pivot means we don't have time to boil the ocean for the client deliverable."},
+    {
+        "role": "system",
+        "name": "example_user",
+        "content": "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage.",
+    },
+    {
+        "role": "system",
+        "name": "example_assistant",
+        "content": "Let's talk later when we're less busy about how to do better.",
+    },
+    {
+        "role": "user",
+        "content": "This late pivot means we don't have time to boil the ocean for the client deliverable.",
+    },
 ]
 WORKED = [
     {"role": "system", "content": "You count tokens. Answer in one word."},
@@ -39,8 +53,15 @@ def cookbook(encode, messages) -> tuple[int, list[int]]:
     of a plain string, `messages` are dicts or ChatMessages."""
     per_message = []
     for message in messages:
-        row = message if isinstance(message, dict) else {"role": message.role, "content": message.content,
-                                                          **({"name": message.name} if message.name is not None else {})}
+        row = (
+            message
+            if isinstance(message, dict)
+            else {
+                "role": message.role,
+                "content": message.content,
+                **({"name": message.name} if message.name is not None else {}),
+            }
+        )
         tokens = 3 + len(encode(row["role"])) + len(encode(row["content"]))  # <|start|>{role/name}\n{content}<|end|>\n
         if "name" in row:
             tokens += len(encode(row["name"])) + 1
@@ -99,7 +120,9 @@ def test_chat_with_an_undefined_tokenizer_is_422_naming_the_defined_ones(http, n
 
 def test_chat_alias_and_messages_rules(http):
     assert_error(http.post("/api/count", json={"messages": []}), 422)
-    error = assert_error(http.post("/api/count", json={"messages": WORKED, "allow_special": True}), 422, "invalid_input")
+    error = assert_error(
+        http.post("/api/count", json={"messages": WORKED, "allow_special": True}), 422, "invalid_input"
+    )
     assert "allow_special" in error["message"]
     assert_error(http.post("/api/count", json={"messages": WORKED, "tokenizers": ["nope"]}), 404, "unknown_tokenizer")
 

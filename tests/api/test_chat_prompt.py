@@ -65,29 +65,42 @@ def test_tokens_spell_the_prompt(http, tokenizer):
     assert specials and all(body["text"][t["start"] : t["end"]] == t["text"] for t in specials)
     assert "<|im_end|> stays text" in body["text"] and len(body["tokens"]) == body["count"]
     assert [m["role"] for m in body["messages"]] == [m["role"] for m in CHAT]
-    content = sum(len(http.post("/api/tokenize", json={"tokenizer": tokenizer, "text": m["content"]}).json()["tokens"])
-                  for m in CHAT)
+    content = sum(
+        len(http.post("/api/tokenize", json={"tokenizer": tokenizer, "text": m["content"]}).json()["tokens"])
+        for m in CHAT
+    )
     assert body["overhead"] == body["count"] - content
 
 
-@pytest.mark.parametrize("body, status, words", [
-    ({"tokenizer": "gpt2", "messages": CHAT}, 422, "no chat format"),
-    ({"tokenizer": "cl100k_base", "messages": CHAT, "format": "harmony"}, 422, "use 'chatml'"),
-    ({"tokenizer": "o200k_harmony", "messages": [{"role": "function", "content": "x"}]}, 422, "use one of"),
-    ({"tokenizer": "cl100k_base", "messages": []}, 422, "messages"),
-    ({"tokenizer": "cl100k_base", "messages": [{"role": "user"}]}, 422, "content"),
-    ({"tokenizer": "nope", "messages": CHAT}, 404, "unknown tokenizer"),
-    ({"tokenizer": "cl100k_base", "messages": [{"role": "user", "content": "x" * 600_000}]}, 413, "limit"),
-    ({"tokenizer": "mistral-nemo", "messages": CHAT}, 422, "no names"),
-    ({"tokenizer": "mistral_v3", "messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]},
-     422, "ends with a user message"),
-    ({"tokenizer": "mistral_v1", "messages": CHAT[:1], "format": "chatml"}, 422, "use 'mistral'"),
-])
+@pytest.mark.parametrize(
+    "body, status, words",
+    [
+        ({"tokenizer": "gpt2", "messages": CHAT}, 422, "no chat format"),
+        ({"tokenizer": "cl100k_base", "messages": CHAT, "format": "harmony"}, 422, "use 'chatml'"),
+        ({"tokenizer": "o200k_harmony", "messages": [{"role": "function", "content": "x"}]}, 422, "use one of"),
+        ({"tokenizer": "cl100k_base", "messages": []}, 422, "messages"),
+        ({"tokenizer": "cl100k_base", "messages": [{"role": "user"}]}, 422, "content"),
+        ({"tokenizer": "nope", "messages": CHAT}, 404, "unknown tokenizer"),
+        ({"tokenizer": "cl100k_base", "messages": [{"role": "user", "content": "x" * 600_000}]}, 413, "limit"),
+        ({"tokenizer": "mistral-nemo", "messages": CHAT}, 422, "no names"),
+        (
+            {
+                "tokenizer": "mistral_v3",
+                "messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}],
+            },
+            422,
+            "ends with a user message",
+        ),
+        ({"tokenizer": "mistral_v1", "messages": CHAT[:1], "format": "chatml"}, 422, "use 'mistral'"),
+    ],
+)
 def test_bad_requests_say_what_to_fix(http, body, status, words):
     assert words in assert_error(http.post("/api/chat", json=body), status)["message"]
 
 
-ANYWHERE = st.text(st.characters(codec="utf-8"), max_size=60) | st.sampled_from(["", " ", "[INST]", "<s>", "<|im_end|>", "\n\nx "])
+ANYWHERE = st.text(st.characters(codec="utf-8"), max_size=60) | st.sampled_from(
+    ["", " ", "[INST]", "<s>", "<|im_end|>", "\n\nx "]
+)
 
 
 @st.composite
@@ -95,14 +108,18 @@ def turns(draw):
     """system?, then user/assistant turns ending on a user, no empty assistant: a chat every format takes."""
     n = draw(st.integers(0, 2))
     roles = (["system"] if draw(st.booleans()) else []) + ["user", "assistant"] * n + ["user"]
-    return [{"role": role, "content": draw(ANYWHERE.filter(bool) if role == "assistant" else ANYWHERE)} for role in roles]
+    return [
+        {"role": role, "content": draw(ANYWHERE.filter(bool) if role == "assistant" else ANYWHERE)} for role in roles
+    ]
 
 
 @settings(max_examples=25, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(messages=turns())
 def test_count_and_chat_agree_for_every_chat_tokenizer(http, messages):
     limit, names = http.get("/api/limits").json()["max_compare"], list(DEFAULT_FORMAT)
-    for group in (names[i : i + limit] for i in range(0, len(names), limit)):  # more chat tokenizers than one count takes
+    for group in (
+        names[i : i + limit] for i in range(0, len(names), limit)
+    ):  # more chat tokenizers than one count takes
         check_group(http, messages, group)
 
 

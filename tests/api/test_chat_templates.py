@@ -24,17 +24,35 @@ transformers = pytest.importorskip("transformers")
 
 DEEPSEEK = gzip.decompress((TOKENIZER_DIR / "deepseek_v4.tokenizer.json.gz").read_bytes()).decode()
 SMALL_BOS, SMALL_EOS = "<s>", "</s>"
-SMALL_SPECIALS = [SMALL_BOS, SMALL_EOS, "<|im_start|>", "<|im_end|>", "<|start_header_id|>", "<|end_header_id|>",
-                  "<|eot_id|>", "<start_of_turn>", "<end_of_turn>"]
+SMALL_SPECIALS = [
+    SMALL_BOS,
+    SMALL_EOS,
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|start_header_id|>",
+    "<|end_header_id|>",
+    "<|eot_id|>",
+    "<start_of_turn>",
+    "<end_of_turn>",
+]
 CHATS = {
     "one user": [{"role": "user", "content": "hi"}],
     "system, user, assistant, user": [
-        {"role": "system", "content": "You are terse."}, {"role": "user", "content": "What is 2+2?"},
-        {"role": "assistant", "content": "4"}, {"role": "user", "content": "And 3+3?"}],
-    "unicode": [{"role": "user", "content": "👋🏽 한국어, café, Ελληνικά, עברית\n\ttabs  and  spaces "},
-                {"role": "assistant", "content": "日本語の文章です。"}],
-    "specials typed": [{"role": "user", "content": f"say <|im_start|>system or {BOS} or <|eot_id|> <s> "
-                                                   "<start_of_turn> {{ 1 }} <b>&amp;</b>"}],
+        {"role": "system", "content": "You are terse."},
+        {"role": "user", "content": "What is 2+2?"},
+        {"role": "assistant", "content": "4"},
+        {"role": "user", "content": "And 3+3?"},
+    ],
+    "unicode": [
+        {"role": "user", "content": "👋🏽 한국어, café, Ελληνικά, עברית\n\ttabs  and  spaces "},
+        {"role": "assistant", "content": "日本語の文章です。"},
+    ],
+    "specials typed": [
+        {
+            "role": "user",
+            "content": f"say <|im_start|>system or {BOS} or <|eot_id|> <s> <start_of_turn> {{{{ 1 }}}} <b>&amp;</b>",
+        }
+    ],
     "empty and whitespace": [{"role": "system", "content": ""}, {"role": "user", "content": "  \n "}],
 }
 
@@ -60,21 +78,42 @@ def config_file(shape: str, source: str, bos: str, eos: str) -> tuple[str, bytes
     if shape == "string":
         config.update(chat_template=source, bos_token=bos, eos_token=eos)
     elif shape == "named":
-        config.update(chat_template=[{"name": "tool_use", "template": "{{ raise_exception('tools only') }}"},
-                                     {"name": "default", "template": source}], bos_token=bos, eos_token=eos)
+        config.update(
+            chat_template=[
+                {"name": "tool_use", "template": "{{ raise_exception('tools only') }}"},
+                {"name": "default", "template": source},
+            ],
+            bos_token=bos,
+            eos_token=eos,
+        )
     else:  # AddedToken dicts, as transformers saves them
-        config.update(chat_template=source, **{key: {"content": token, "lstrip": False, "normalized": False,
-                                                     "rstrip": False, "single_word": False, "special": True}
-                                               for key, token in (("bos_token", bos), ("eos_token", eos))})
+        config.update(
+            chat_template=source,
+            **{
+                key: {
+                    "content": token,
+                    "lstrip": False,
+                    "normalized": False,
+                    "rstrip": False,
+                    "single_word": False,
+                    "special": True,
+                }
+                for key, token in (("bos_token", bos), ("eos_token", eos))
+            },
+        )
     return "tokenizer_config.json", json.dumps(config, indent=2, ensure_ascii=False).encode()
 
 
 # name -> (tokenizer.json text, style, shape): every style on both tokenizers, every shape used
 UPLOADS = {
-    **{f"ds-{style}": ("deepseek", style, shape)
-       for style, shape in zip(STYLES, ("added_token", "named", "string", "jinja"), strict=True)},
-    **{f"small-{style}": ("small", style, shape)
-       for style, shape in zip(STYLES, ("jinja", "string", "named", "added_token"), strict=True)},
+    **{
+        f"ds-{style}": ("deepseek", style, shape)
+        for style, shape in zip(STYLES, ("added_token", "named", "string", "jinja"), strict=True)
+    },
+    **{
+        f"small-{style}": ("small", style, shape)
+        for style, shape in zip(STYLES, ("jinja", "string", "named", "added_token"), strict=True)
+    },
 }
 
 
@@ -91,19 +130,26 @@ def server(tmp_path_factory):
 @pytest.fixture(scope="module")
 def references():
     """tokenizer -> transformers' tokenizer over the same tokenizer.json, with its bos and eos."""
+
     def make(text, bos, eos):
-        return transformers.PreTrainedTokenizerFast(tokenizer_object=tokenizers.Tokenizer.from_str(text),
-                                                    bos_token=bos, eos_token=eos)
-    return {"deepseek": (make(DEEPSEEK, BOS, EOS), make(DEEPSEEK, None, None)),
-            "small": (make(SMALL, SMALL_BOS, SMALL_EOS), make(SMALL, None, None))}
+        return transformers.PreTrainedTokenizerFast(
+            tokenizer_object=tokenizers.Tokenizer.from_str(text), bos_token=bos, eos_token=eos
+        )
+
+    return {
+        "deepseek": (make(DEEPSEEK, BOS, EOS), make(DEEPSEEK, None, None)),
+        "small": (make(SMALL, SMALL_BOS, SMALL_EOS), make(SMALL, None, None)),
+    }
 
 
 def upload(http: httpx.Client, name: str) -> dict:
     which, style, shape = UPLOADS[name]
     text, bos, eos = (DEEPSEEK, BOS, EOS) if which == "deepseek" else (SMALL, SMALL_BOS, SMALL_EOS)
-    added = http.post("/api/tokenizers", files={"file": ("tokenizer.json", text.encode()),
-                                                "chat_template": config_file(shape, STYLES[style], bos, eos)},
-                      data={"name": name})
+    added = http.post(
+        "/api/tokenizers",
+        files={"file": ("tokenizer.json", text.encode()), "chat_template": config_file(shape, STYLES[style], bos, eos)},
+        data={"name": name},
+    )
     assert added.status_code == 201, added.text
     return added.json()
 
@@ -119,10 +165,14 @@ def test_chat_and_count_give_transformers_text_and_ids(server, uploaded, referen
     assert uploaded[name]["chat_formats"] == ["template"]
     reference = references[which][shape == "jinja"]  # a bare .jinja brings no bos/eos: undefined, as there
     for chat_name, messages in CHATS.items():
-        want_text = reference.apply_chat_template(messages, chat_template=STYLES[style], add_generation_prompt=True,
-                                                  tokenize=False)
-        want_ids = list(reference.apply_chat_template(messages, chat_template=STYLES[style],
-                                                      add_generation_prompt=True, tokenize=True, return_dict=False))
+        want_text = reference.apply_chat_template(
+            messages, chat_template=STYLES[style], add_generation_prompt=True, tokenize=False
+        )
+        want_ids = list(
+            reference.apply_chat_template(
+                messages, chat_template=STYLES[style], add_generation_prompt=True, tokenize=True, return_dict=False
+            )
+        )
         chat = server.post("/api/chat", json={"tokenizer": name, "messages": messages})
         assert chat.status_code == 200, (chat_name, chat.text)
         body = chat.json()
@@ -133,8 +183,11 @@ def test_chat_and_count_give_transformers_text_and_ids(server, uploaded, referen
         assert body["tokens"][0]["start"] == 0 and body["tokens"][-1]["end"] == len(want_text)
         assert b"".join(bytes.fromhex(t["bytes"]) for t in body["tokens"]) == want_text.encode()
         specials = {t["text"] for t in body["tokens"] if t["special"]}
-        assert specials == {reference.convert_ids_to_tokens(i) for i in want_ids if i in reference.all_special_ids
-                            or reference.convert_ids_to_tokens(i) in SMALL_SPECIALS + [BOS, EOS]}, chat_name
+        assert specials == {
+            reference.convert_ids_to_tokens(i)
+            for i in want_ids
+            if i in reference.all_special_ids or reference.convert_ids_to_tokens(i) in SMALL_SPECIALS + [BOS, EOS]
+        }, chat_name
         counted = server.post("/api/count", json={"tokenizers": [name], "messages": messages})
         assert counted.status_code == 200, counted.text
         chat_counts = counted.json()["chat"]
@@ -156,8 +209,12 @@ def test_detail_shows_the_template_and_its_tokens(server, uploaded, name):
     assert body["chat_formats"] == ["template"]
     bos, eos = (BOS, EOS) if which == "deepseek" else (SMALL_BOS, SMALL_EOS)
     given = (None, None) if shape == "jinja" else (bos, eos)
-    assert body["chat_template"] == {"template": STYLES[style], "bos_token": given[0], "eos_token": given[1],
-                                     "other_templates": ["tool_use"] if shape == "named" else []}
+    assert body["chat_template"] == {
+        "template": STYLES[style],
+        "bos_token": given[0],
+        "eos_token": given[1],
+        "other_templates": ["tool_use"] if shape == "named" else [],
+    }
     listed = {t["name"]: t for t in server.get("/api/tokenizers").json()["tokenizers"]}
     assert listed[name]["name"] == name
     assert server.get("/api/tokenizers/deepseek_v4").json().get("chat_formats") == []
@@ -185,12 +242,17 @@ def test_counts_add_up_on_a_chat_worked_by_hand(server, uploaded, references):
 def test_any_role_reaches_the_template_but_an_empty_one_is_4xx(server, uploaded, references):
     refused = server.post("/api/chat", json={"tokenizer": "small-chatml", "messages": [{"role": " ", "content": "x"}]})
     assert refused.status_code == 422 and "empty role" in refused.json()["error"]["message"], refused.text
-    messages = [{"role": "user", "content": "weather?"}, {"role": "ipython", "content": '{"t": 21}'},
-                {"role": "function", "content": "ok"}]
+    messages = [
+        {"role": "user", "content": "weather?"},
+        {"role": "ipython", "content": '{"t": 21}'},
+        {"role": "function", "content": "ok"},
+    ]
     chat = server.post("/api/chat", json={"tokenizer": "small-chatml", "messages": messages})
     assert chat.status_code == 200, chat.text
     assert chat.json()["text"] == references["small"][0].apply_chat_template(
-        messages, chat_template=STYLES["chatml"], add_generation_prompt=True, tokenize=False)
-    named = server.post("/api/chat", json={"tokenizer": "small-chatml",
-                                           "messages": [{"role": "user", "content": "hi", "name": "ann"}]})
+        messages, chat_template=STYLES["chatml"], add_generation_prompt=True, tokenize=False
+    )
+    named = server.post(
+        "/api/chat", json={"tokenizer": "small-chatml", "messages": [{"role": "user", "content": "hi", "name": "ann"}]}
+    )
     assert named.status_code == 200 and "<|im_start|>user (ann)\n" in named.json()["text"]

@@ -56,18 +56,36 @@ def add(http: httpx.Client, name: str, template: tuple[str, bytes] | str) -> htt
 
 REFUSED = {
     "does not parse": (("chat_template.jinja", b"{% for m in messages %}\n{{ m.content }\n{% endfor %}"), "line 2"),
-    "does not parse, in JSON": (("tokenizer_config.json", json.dumps(
-        {"chat_template": "{{ bos_token }}\n\n{% if messages %}{% endfor %}"}).encode()), "line 3"),
+    "does not parse, in JSON": (
+        (
+            "tokenizer_config.json",
+            json.dumps({"chat_template": "{{ bos_token }}\n\n{% if messages %}{% endfor %}"}).encode(),
+        ),
+        "line 3",
+    ),
     "does not parse, as text": ("{% if x %}\n{% else %}\n{% else %}", "line 3"),
-    "JSON without chat_template": (("tokenizer_config.json", b'{"bos_token": "<s>", "model_max_length": 8192}'),
-                                   'without a "chat_template"'),
-    "named without default": (("tokenizer_config.json", json.dumps({"chat_template": [
-        {"name": "tool_use", "template": GOOD}, {"name": "rag", "template": GOOD}]}).encode()), "none is 'default'"),
+    "JSON without chat_template": (
+        ("tokenizer_config.json", b'{"bos_token": "<s>", "model_max_length": 8192}'),
+        'without a "chat_template"',
+    ),
+    "named without default": (
+        (
+            "tokenizer_config.json",
+            json.dumps(
+                {"chat_template": [{"name": "tool_use", "template": GOOD}, {"name": "rag", "template": GOOD}]}
+            ).encode(),
+        ),
+        "none is 'default'",
+    ),
     "not UTF-8": (("chat_template.jinja", "{{ 'caf\xe9' }}".encode("latin-1")), "not UTF-8"),
-    "over the limit": (("tokenizer_config.json", b'{"x": "' + b"y" * template_files.MAX_FILE_BYTES + b'"}'),
-                       "over 4,194,304"),
-    "not JSON": (("tokenizer_config.json", b'{\n  "chat_template": "{{ x }}",\n  "eos_token": </s>\n}'),
-                 "not valid JSON (line 3)"),
+    "over the limit": (
+        ("tokenizer_config.json", b'{"x": "' + b"y" * template_files.MAX_FILE_BYTES + b'"}'),
+        "over 4,194,304",
+    ),
+    "not JSON": (
+        ("tokenizer_config.json", b'{\n  "chat_template": "{{ x }}",\n  "eos_token": </s>\n}'),
+        "not valid JSON (line 3)",
+    ),
 }
 
 
@@ -95,9 +113,11 @@ HOSTILE = {  # name -> (template, what the refusal says)
     "huge output": ("{% for i in range(100000) %}{{ 'x' * 100000 }}{% endfor %}", "too much text"),
     "huge string": ("{{ 'x' * 10**10 }}", "too much memory"),
     "recursion": ("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "recurses"),
-    "raise": ("{% if messages[0]['role'] != 'system' %}{{ raise_exception('Conversation must start with a "
-              "system message, <b>please</b>') }}{% endif %}",
-              "Conversation must start with a system message, <b>please</b>"),
+    "raise": (
+        "{% if messages[0]['role'] != 'system' %}{{ raise_exception('Conversation must start with a "
+        "system message, <b>please</b>') }}{% endif %}",
+        "Conversation must start with a system message, <b>please</b>",
+    ),
     "no eos given": (STYLES["zephyr"], "eos_token"),
     "escape": ("{{ messages.__class__.__mro__[1].__subclasses__() }}", "failed"),
 }

@@ -38,8 +38,9 @@ CHAT = chat()
 def fake_http():
     """This process's app over real HTTP, chatml replaced by the stand-in format that renders tools."""
     with installed(), tempfile.TemporaryDirectory() as data:
-        server = uvicorn.Server(uvicorn.Config(create_app(Settings(data_dir=data)), host="127.0.0.1",
-                                               port=free_port(), log_level="warning"))
+        server = uvicorn.Server(
+            uvicorn.Config(create_app(Settings(data_dir=data)), host="127.0.0.1", port=free_port(), log_level="warning")
+        )
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
         deadline = time.monotonic() + 30
@@ -64,7 +65,11 @@ def test_tool_counts_are_answered_apart_and_count_agrees_with_chat(fake_http, re
         assert sum(m["count"] for m in got["messages"]) + got["tools"] + 3 == got["count"]
         messages, tools = read(CHAT, [WEATHER])
         rendered = render(registry.get(name), messages, tools=tools)  # the stand-in, in this process
-        assert (got["count"], got["tools"], got["overhead"]) == (rendered.count, rendered.tools_count, rendered.overhead)
+        assert (got["count"], got["tools"], got["overhead"]) == (
+            rendered.count,
+            rendered.tools_count,
+            rendered.overhead,
+        )
         assert got["overhead"] + got["tools"] + content_count(rendered) == got["count"]
         assert [m["role"] for m in got["messages"]] == ["user", "assistant", "tool"]
         assert '{"city": "Paris"}' in got["text"]  # the call's arguments are in the assistant message
@@ -77,15 +82,34 @@ def test_tool_counts_are_answered_apart_and_count_agrees_with_chat(fake_http, re
         assert row["chat"]["overhead"] == {name: got["overhead"]}
         assert row["chat"]["per_message"] == {name: [m["count"] for m in got["messages"]]}
         schema = json.dumps(WEATHER["function"]["parameters"], ensure_ascii=False)
-        fields = ["user", "Weather?", "assistant", "", "call_1", "get_weather", '{"city": "Paris"}',
-                  "tool", "sunny", "call_1", "get_weather", "Weather in a city", schema]
+        fields = [
+            "user",
+            "Weather?",
+            "assistant",
+            "",
+            "call_1",
+            "get_weather",
+            '{"city": "Paris"}',
+            "tool",
+            "sunny",
+            "call_1",
+            "get_weather",
+            "Weather in a city",
+            schema,
+        ]
         assert row["characters"] == sum(map(len, fields))
 
 
 def test_a_tool_result_with_the_legacy_function_role_reaches_the_format(fake_http):
     messages = [{"role": "user", "content": "2+2?"}, {"role": "function", "name": "add", "content": "4"}]
-    answer = fake_http.post("/api/chat", json={"tokenizer": "o200k_base", "messages": messages,
-                                                "tools": [{"type": "function", "function": {"name": "add"}}]})
+    answer = fake_http.post(
+        "/api/chat",
+        json={
+            "tokenizer": "o200k_base",
+            "messages": messages,
+            "tools": [{"type": "function", "function": {"name": "add"}}],
+        },
+    )
     assert answer.status_code == 200, answer.text
     assert answer.json()["messages"][1]["role"] == "function"
 
@@ -136,8 +160,13 @@ HOSTILE = [  # (body fields, words the 4xx message must hold)
     ({"messages": chat(answer=["x"]), "tools": [WEATHER]}, "tool_call_id is an array"),
     ({"messages": [{"role": "assistant", "content": None, "tool_calls": {"id": 1}}]}, "tool_calls is an object"),
     ({"messages": [{"role": "user", "content": None}]}, "messages[0] has no content"),
-    ({"messages": [{"role": "assistant", "content": None, "tool_calls": [call(f"c{i}") for i in range(129)]}],
-      "tools": [WEATHER]}, "129 tool calls"),
+    (
+        {
+            "messages": [{"role": "assistant", "content": None, "tool_calls": [call(f"c{i}") for i in range(129)]}],
+            "tools": [WEATHER],
+        },
+        "129 tool calls",
+    ),
 ]
 
 
@@ -162,12 +191,17 @@ def test_tools_over_the_text_limit_are_a_413(http):
 
 def test_raw_hostile_bodies_never_500(http):
     too_deep = '{"messages": [{"role": "user", "content": "x"}], "tools": ' + "[" * 100_000 + "]" * 100_000 + "}"
-    nan = ('{"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function", "function": '
-           '{"name": "f", "parameters": {"default": NaN}}}]}')
+    nan = (
+        '{"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function", "function": '
+        '{"name": "f", "parameters": {"default": NaN}}}]}'
+    )
     for raw, words in ((too_deep, "nested too deeply"), (nan, "holds nan, which is not JSON")):
         for path in ("/api/count", "/api/chat"):
-            answer = http.post(path, content=raw.replace("{", '{"tokenizer": "cl100k_base", ', 1)
-                               if path == "/api/chat" else raw, headers={"content-type": "application/json"})
+            answer = http.post(
+                path,
+                content=raw.replace("{", '{"tokenizer": "cl100k_base", ', 1) if path == "/api/chat" else raw,
+                headers={"content-type": "application/json"},
+            )
             assert words in assert_error(answer)["message"]
 
 

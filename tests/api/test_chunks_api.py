@@ -46,5 +46,7 @@ def test_chunks_only_when_asked(http):
 
 
 def test_chunks_must_be_a_boolean(http):
-    error = assert_error(http.post("/api/tokenize", json={"tokenizer": "cl100k_base", "text": "a", "chunks": "yes"}), 422)
+    error = assert_error(
+        http.post("/api/tokenize", json={"tokenizer": "cl100k_base", "text": "a", "chunks": "yes"}), 422
+    )
     assert "chunks" in error["message"]

@@ -50,7 +50,9 @@ def test_healthz_answers_while_a_slow_request_runs(live_server):
     assert len(during) >= 3, (slow_duration, polls)
     latencies.sort()
     median = latencies[len(latencies) // 2]
-    print(f"slow request {slow_duration:.3f} s; {len(during)} /healthz polls meanwhile, median {median:.4f} s, slowest {latencies[-1]:.4f} s")
+    print(
+        f"slow request {slow_duration:.3f} s; {len(during)} /healthz polls meanwhile, median {median:.4f} s, slowest {latencies[-1]:.4f} s"
+    )
     # Polls answered meanwhile took a small fraction of the slow request: the typical one a tiny
     # fraction, the worst (which waits for the GIL a few times while the worker runs Python) a small one.
     assert median < slow_duration / 10, (median, slow_duration)

@@ -35,9 +35,16 @@ def test_tokenizers_lists_the_builtins_first_with_their_facts(http):
     assert all(t.description for t in body.tokenizers)
 
 
-CHAT_FORMATS = {"cl100k_base": ["chatml"], "o200k_base": ["chatml"], "o200k_harmony": ["harmony"],
-                "mistral_v1": ["mistral"], "mistral_v3": ["mistral"], "mistral_tekken": ["mistral"],
-                "llama3": ["llama3"], "llama4": ["llama4"]}
+CHAT_FORMATS = {
+    "cl100k_base": ["chatml"],
+    "o200k_base": ["chatml"],
+    "o200k_harmony": ["harmony"],
+    "mistral_v1": ["mistral"],
+    "mistral_v3": ["mistral"],
+    "mistral_tekken": ["mistral"],
+    "llama3": ["llama3"],
+    "llama4": ["llama4"],
+}
 
 
 @pytest.mark.parametrize("name", BUILTIN_NAMES)
@@ -135,7 +142,12 @@ def test_count_batch_of_texts(http):
 
 @pytest.mark.parametrize(
     "body",
-    [{}, {"text": "a", "texts": ["b"]}, {"tokenizers": ["gpt2"]}, {"text": "a", "messages": [{"role": "user", "content": "b"}]}],
+    [
+        {},
+        {"text": "a", "texts": ["b"]},
+        {"tokenizers": ["gpt2"]},
+        {"text": "a", "messages": [{"role": "user", "content": "b"}]},
+    ],
     ids=["none", "text+texts", "only-tokenizers", "text+messages"],
 )
 def test_count_needs_exactly_one_input(http, body):
@@ -154,7 +166,9 @@ def test_compare_defaults_to_the_builtins_and_keeps_the_order_asked(http):
     body = schemas.CompareResponse.model_validate(http.post("/api/compare", json={"text": TEXT}).json())
     assert [r.tokenizer for r in body.results] == BUILTIN_NAMES[: http.get("/api/limits").json()["max_compare"]]
     order = ["mistral_v1", "gpt2", "o200k_base"]
-    body = schemas.CompareResponse.model_validate(http.post("/api/compare", json={"text": TEXT, "tokenizers": order}).json())
+    body = schemas.CompareResponse.model_validate(
+        http.post("/api/compare", json={"text": TEXT, "tokenizers": order}).json()
+    )
     assert [r.tokenizer for r in body.results] == order
     for result in body.results:
         assert result.stats.tokens == result.count == len(result.tokens)
@@ -176,7 +190,9 @@ def test_decode_contract_round_trips_tokenize(http, name):
 
 def test_decode_of_a_split_character_and_control_tokens(http):
     # cl100k_base cuts 👋 into two tokens: each alone decodes to U+FFFD, together to the emoji
-    ids = [t["id"] for t in http.post("/api/tokenize", json={"tokenizer": "cl100k_base", "text": "👋"}).json()["tokens"]]
+    ids = [
+        t["id"] for t in http.post("/api/tokenize", json={"tokenizer": "cl100k_base", "text": "👋"}).json()["tokens"]
+    ]
     assert len(ids) > 1
     alone = http.post("/api/decode", json={"tokenizer": "cl100k_base", "ids": ids[:1]}).json()
     assert alone["text"] == "\ufffd"
@@ -210,7 +226,14 @@ def test_every_api_route_is_documented(http):
 
     spec = http.get("/openapi.json").json()
     routes = [r for r in api.ROUTES if isinstance(r, APIRoute) and r.include_in_schema]
-    assert {r.path for r in routes} >= {"/healthz", "/api/tokenizers", "/api/tokenize", "/api/count", "/api/compare", "/api/decode"}
+    assert {r.path for r in routes} >= {
+        "/healthz",
+        "/api/tokenizers",
+        "/api/tokenize",
+        "/api/count",
+        "/api/compare",
+        "/api/decode",
+    }
     for route in routes:
         for method in route.methods:
             operation = spec["paths"][route.path][method.lower()]

@@ -28,4 +28,6 @@ def test_the_openapi_description_names_the_default_set(client, registry, setting
         assert re.split(r", | and ", named) == default_names(registry, settings)  # the description is the truth
         rest = [e.name for e in registry.entries() if not e.user and e.name not in default_names(registry, settings)]
         assert all(name in text for name in rest)  # and says which are left out
-    assert count.split("Which tokenizers to count with. ")[1].startswith(compare.split("Which tokenizers to compare. ")[1])
+    assert count.split("Which tokenizers to count with. ")[1].startswith(
+        compare.split("Which tokenizers to compare. ")[1]
+    )

@@ -38,7 +38,10 @@ def test_docs_render_without_csp_errors_and_try_it_out_works(page, live_server):
     status = operation.locator(".live-responses-table tbody .response-col_status").first
     status.wait_for(timeout=20_000)
     assert status.inner_text().strip().startswith("200")
-    assert '"counts"' in operation.locator(".live-responses-table .microlight, .live-responses-table pre").first.inner_text()
+    assert (
+        '"counts"'
+        in operation.locator(".live-responses-table .microlight, .live-responses-table pre").first.inner_text()
+    )
 
     assert hosts == {urlparse(live_server).netloc}, hosts
     assert problems == [], problems

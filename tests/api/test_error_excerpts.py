@@ -22,9 +22,15 @@ JSON_CASES = {
     "compare-tokenizers": ("/api/compare", {"tokenizers": [BIG, "gpt2"], "text": "a"}),
     "decode-tokenizer": ("/api/decode", {"tokenizer": BIG, "ids": [1]}),
     "tokenize-unknown-field": ("/api/tokenize", {"tokenizer": "gpt2", "text": "a", BIG: 1}),
-    "chat-format": ("/api/chat", {"tokenizer": "gpt-4o", "format": BIG, "messages": [{"role": "user", "content": "a"}]}),
+    "chat-format": (
+        "/api/chat",
+        {"tokenizer": "gpt-4o", "format": BIG, "messages": [{"role": "user", "content": "a"}]},
+    ),
     "train-pattern": ("/api/train", {"name": "ok", "text": TEXT, "vocab_size": 300, "pattern": BIG}),
-    "train-special-twice": ("/api/train", {"name": "ok", "text": TEXT, "vocab_size": 300, "special_tokens": [BIG, BIG]}),
+    "train-special-twice": (
+        "/api/train",
+        {"name": "ok", "text": TEXT, "vocab_size": 300, "special_tokens": [BIG, BIG]},
+    ),
     "train-name": ("/api/train", {"name": BIG, "text": TEXT, "vocab_size": 300}),
     "train-preview-pattern": ("/api/train/preview", {"text": TEXT, "vocab_size": 300, "pattern": BIG}),
     "share-page": ("/api/share", {"page": BIG}),

@@ -99,7 +99,12 @@ def test_decode_text_equals_the_reference_on_random_ids(http, reference, name):
         return True
 
     @HYPOTHESIS
-    @given(ids=st.lists(st.one_of(st.integers(0, regular - 1).filter(in_reference_vocabulary), st.sampled_from(specials)), max_size=60))
+    @given(
+        ids=st.lists(
+            st.one_of(st.integers(0, regular - 1).filter(in_reference_vocabulary), st.sampled_from(specials)),
+            max_size=60,
+        )
+    )
     def check(ids):
         response = http.post("/api/decode", json={"tokenizer": name, "ids": ids})
         assert response.status_code == 200, response.text
@@ -121,7 +126,10 @@ def test_decode_of_encoded_stdlib_sources(http, reference, name, file_name, text
 def test_own_bpe_ids_equal_the_engine_and_round_trip(http, registry):
     tokenizer = registry.get("tokenprism_4k")
     rng = random.Random(7)
-    texts = [text for _, text in STDLIB[:6]] + ["naïve café 👋 안녕하세요", "".join(chr(rng.randrange(32, 0x2FFF)) for _ in range(500))]
+    texts = [text for _, text in STDLIB[:6]] + [
+        "naïve café 👋 안녕하세요",
+        "".join(chr(rng.randrange(32, 0x2FFF)) for _ in range(500)),
+    ]
     for text in texts:
         ids = api_ids(http, "tokenprism_4k", text)
         assert ids == tokenizer.encode(text)

@@ -14,7 +14,9 @@ HYPOTHESIS = settings(
     max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 TEXT = st.lists(
-    st.one_of(st.characters(exclude_categories=["Cs"]), st.sampled_from(["e\u0301", "\u212b", "\u1100\u1161", "\uff21"])),
+    st.one_of(
+        st.characters(exclude_categories=["Cs"]), st.sampled_from(["e\u0301", "\u212b", "\u1100\u1161", "\uff21"])
+    ),
     max_size=200,
 ).map("".join)
 
@@ -44,13 +46,22 @@ def test_ids_and_bytes_on_random_unicode(http, name):
     check()
 
 
-@pytest.mark.parametrize("name, text", [
-    ("o200k_harmony", "<|start|>user<|message|>hi<|end|><|reserved_200018|><|endofprompt|>"),
-    ("qwen3_6", "<|im_start|>user\nhi<|im_end|><think></think>"),
-    ("deepseek_v4", "<｜begin▁of▁sentence｜>hi<｜User｜>x<｜Assistant｜><think></think>"),
-    ("llama3", "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|><|reserved_special_token_7|>"),
-    ("llama4", "<|begin_of_text|><|header_start|>user<|header_end|>\n\nhi<|eot|><|patch|><|reserved_special_token_0|>"),
-])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("o200k_harmony", "<|start|>user<|message|>hi<|end|><|reserved_200018|><|endofprompt|>"),
+        ("qwen3_6", "<|im_start|>user\nhi<|im_end|><think></think>"),
+        ("deepseek_v4", "<｜begin▁of▁sentence｜>hi<｜User｜>x<｜Assistant｜><think></think>"),
+        (
+            "llama3",
+            "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|><|reserved_special_token_7|>",
+        ),
+        (
+            "llama4",
+            "<|begin_of_text|><|header_start|>user<|header_end|>\n\nhi<|eot|><|patch|><|reserved_special_token_0|>",
+        ),
+    ],
+)
 def test_special_tokens_equal_the_reference(http, name, text):
     for allow_special in (False, True):
         body = tokenize(http, name, text, allow_special)

@@ -43,7 +43,10 @@ RAW_BODIES = {
     "truncated JSON": (b'{"text": "hi", "tokenizer": ', JSON),
     "not JSON": (b"hello", JSON),
     "non-UTF-8 bytes": (b'{"tokenizer": "gpt2", "text": "\xff\xfe\xc3\x28"}', JSON),
-    "latin-1 charset": ('{"tokenizer": "gpt2", "text": "café"}'.encode("latin-1"), {"content-type": "application/json; charset=latin-1"}),
+    "latin-1 charset": (
+        '{"tokenizer": "gpt2", "text": "café"}'.encode("latin-1"),
+        {"content-type": "application/json; charset=latin-1"},
+    ),
     "nested arrays": (b"[" * NESTED + b"]" * NESTED, JSON),
     "nested objects": (b'{"a":' * NESTED + b"1" + b"}" * NESTED, JSON),
     "nested in a field": (b'{"tokenizer": "gpt2", "text": ' + b"[" * NESTED + b"]" * NESTED + b"}", JSON),
@@ -168,7 +171,16 @@ MILLION_SPACES = " " * 1_000_000
         ("/api/compare", {"text": MILLION_SPACES}),
         ("/api/compare", {"text": "a" * 500_001, "tokenizers": ["gpt2"]}),
     ],
-    ids=["tokenize-cl100k", "tokenize-o200k", "count", "count-texts", "count-texts-total", "count-messages", "compare", "compare-one-over"],
+    ids=[
+        "tokenize-cl100k",
+        "tokenize-o200k",
+        "count",
+        "count-texts",
+        "count-texts-total",
+        "count-messages",
+        "compare",
+        "compare-one-over",
+    ],
 )
 def test_text_over_the_limit_is_413_before_any_tokenizer(http, path, body):
     error = assert_error(http.post(path, json=body), 413, "text_too_large")
@@ -198,7 +210,9 @@ def test_id_list_at_the_token_budget_is_decoded_and_one_more_is_413(http):
     body = http.post("/api/decode", json={"tokenizer": "cl100k_base", "ids": [15339] * budget}).json()
     assert body["count"] == budget and body["text"] == "hello" * budget
     error = assert_error(
-        http.post("/api/decode", json={"tokenizer": "cl100k_base", "ids": [15339] * (budget + 1)}), 413, "too_many_tokens"
+        http.post("/api/decode", json={"tokenizer": "cl100k_base", "ids": [15339] * (budget + 1)}),
+        413,
+        "too_many_tokens",
     )
     assert "250,001" in error["message"] and "/api/count" in error["message"]
 
@@ -248,7 +262,9 @@ def test_out_of_range_for_every_tokenizer(http, name):
 
 
 # (tokenizer names are case-sensitive; "GPT2" would be the model gpt2, model names match in any case)
-@pytest.mark.parametrize("name", ["gpt5", "", "CL100K_BASE", "../../etc/passwd", "x" * 100, "<script>", "cl100k_base\u0000"])
+@pytest.mark.parametrize(
+    "name", ["gpt5", "", "CL100K_BASE", "../../etc/passwd", "x" * 100, "<script>", "cl100k_base\u0000"]
+)
 def test_unknown_or_malformed_tokenizer_name(http, name):
     assert_error(http.post("/api/tokenize", json={"tokenizer": name, "text": "hi"}))
     assert_error(http.post("/api/decode", json={"tokenizer": name, "ids": [1]}))
@@ -266,7 +282,9 @@ def test_unknown_tokenizer_is_404_listing_the_valid_names(http):
         assert "'nope'" in error["message"] and "gpt2, cl100k_base, o200k_base, mistral_v1" in error["message"]
 
 
-@pytest.mark.parametrize("path", ["/api/tokenizers/%ED%A0%80", "/api/tokenizers/%FF", "/api/tokenizers/" + "x" * 5000, "/api/%00"])
+@pytest.mark.parametrize(
+    "path", ["/api/tokenizers/%ED%A0%80", "/api/tokenizers/%FF", "/api/tokenizers/" + "x" * 5000, "/api/%00"]
+)
 def test_odd_paths(http, path):
     assert_error(http.get(path), 404)
 

@@ -66,11 +66,22 @@ def test_the_hostile_pattern_is_a_quick_422_and_the_server_stays_small_and_awake
 
 def test_a_backtracking_tokenizer_json_is_refused_naming_the_pattern(server):
     _, base_url = server
-    data = json.dumps({
-        "version": "1.0", "added_tokens": [], "normalizer": None, "post_processor": None, "decoder": None,
-        "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(q|qq)+r"}, "behavior": "Isolated", "invert": False},
-        "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "q": 1, "r": 2}, "unk_token": "[UNK]"},
-    }).encode()
+    data = json.dumps(
+        {
+            "version": "1.0",
+            "added_tokens": [],
+            "normalizer": None,
+            "post_processor": None,
+            "decoder": None,
+            "pre_tokenizer": {
+                "type": "Split",
+                "pattern": {"Regex": "(q|qq)+r"},
+                "behavior": "Isolated",
+                "invert": False,
+            },
+            "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "q": 1, "r": 2}, "unk_token": "[UNK]"},
+        }
+    ).encode()
     with httpx.Client(base_url=base_url, timeout=120) as client:
         answer = client.post("/api/tokenizers", files={"file": ("tokenizer.json", data)}, data={"name": "qq"})
         assert answer.status_code == 422, answer.text

@@ -67,7 +67,9 @@ def test_the_tree_goes_down_to_bytes(http):
         if not node.children:
             leaves.append(bytes.fromhex(node.bytes))
         else:
-            assert bytes.fromhex(node.children[0].bytes) + bytes.fromhex(node.children[1].bytes) == bytes.fromhex(node.bytes)
+            assert bytes.fromhex(node.children[0].bytes) + bytes.fromhex(node.children[1].bytes) == bytes.fromhex(
+                node.bytes
+            )
             assert node.depth == 1 + max(child.depth for child in node.children)
     assert all(len(leaf) == 1 for leaf in leaves) and b"".join(leaves) == b" SolidGoldMagikarp"
 
@@ -75,8 +77,19 @@ def test_the_tree_goes_down_to_bytes(http):
 def test_same_in_names_the_same_bytes_in_every_other_builtin(http, tiktoken_reference):
     body = facts(http, "gpt2", 262)  # " the"
     assert body.text == " the"
-    assert set(body.same_in) == {"cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k", "o200k_harmony",
-                                 "mistral_v3", "mistral_tekken", "qwen3_6", "deepseek_v4", "llama3", "llama4"}
+    assert set(body.same_in) == {
+        "cl100k_base",
+        "o200k_base",
+        "mistral_v1",
+        "tokenprism_4k",
+        "o200k_harmony",
+        "mistral_v3",
+        "mistral_tekken",
+        "qwen3_6",
+        "deepseek_v4",
+        "llama3",
+        "llama4",
+    }
     for name in ("cl100k_base", "o200k_base"):
         assert body.same_in[name] == tiktoken_reference[name].encode_single_token(b" the")
     assert body.same_in["mistral_v1"] == sentencepiece_reference("mistral_v1").piece_to_id("\u2581the")
@@ -106,8 +119,13 @@ def test_kinds_without_merges_say_why(http):
 def test_model_names_resolve_and_bad_ids_are_422s(http):
     assert facts(http, "gpt-4o", 1000, same_in="false").tokenizer == "o200k_base"
     assert_error(http.get("/api/tokenizers/gpt5/tokens/1"), 404, "unknown_tokenizer")
-    for bad, words in (("abc", "not a whole number"), ("-1", "not a whole number"), ("1.5", "not a whole number"),
-                       ("50257", "out of range"), (str(10**12), "not a whole number")):
+    for bad, words in (
+        ("abc", "not a whole number"),
+        ("-1", "not a whole number"),
+        ("1.5", "not a whole number"),
+        ("50257", "out of range"),
+        (str(10**12), "not a whole number"),
+    ):
         message = assert_error(http.get(f"/api/tokenizers/gpt2/tokens/{bad}"), 422, "bad_token_id")["message"]
         assert words in message and "gpt2" in message, message
     gap = assert_error(http.get("/api/tokenizers/o200k_base/tokens/200005"), 422, "bad_token_id")["message"]
@@ -128,7 +146,9 @@ def o200k_tokens(tiktoken_reference):
     return sorted(regular + special)  # (id, bytes) of every token
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(st.data())
 def test_substring_search_equals_a_full_scan_of_tiktoken(http, o200k_tokens, data):
     token = o200k_tokens[data.draw(st.integers(0, len(o200k_tokens) - 1))][1].decode("utf-8", "ignore")
@@ -146,11 +166,15 @@ def test_paging_and_modes(http, tiktoken_reference):
     reference = tiktoken_reference["gpt2"]
     pieces = [reference.decode_single_token_bytes(i) for i in range(50256)]
     whole = [i for i, p in enumerate(pieces) if p.startswith(b" un")]
-    pages = [vocab(http, "gpt2", q=" un", mode="prefix", offset=offset, limit=100) for offset in range(0, len(whole), 100)]
+    pages = [
+        vocab(http, "gpt2", q=" un", mode="prefix", offset=offset, limit=100) for offset in range(0, len(whole), 100)
+    ]
     assert [m.id for page in pages for m in page.matches] == whole and pages[0].total == len(whole)
     assert pages[-1].offset + len(pages[-1].matches) == len(whole)
     regex = vocab(http, "gpt2", q=r"^ [A-Z]{12,}$", mode="regex", limit=500)
-    assert regex.total == sum(1 for p in pieces if p[:1] == b" " and len(p) >= 13 and p[1:].isalpha() and p[1:].isupper())
+    assert regex.total == sum(
+        1 for p in pieces if p[:1] == b" " and len(p) >= 13 and p[1:].isalpha() and p[1:].isupper()
+    )
     by_id = vocab(http, "gpt2", q="50250-50300", mode="id")
     assert [m.id for m in by_id.matches] == list(range(50250, 50257)) and by_id.matches[-1].special
     everything = vocab(http, "gpt2", limit=3, offset=1000)
@@ -158,16 +182,19 @@ def test_paging_and_modes(http, tiktoken_reference):
     assert everything.stats.tokens == 50257 and everything.stats.by_length[1] == 256
 
 
-@pytest.mark.parametrize("params, words", [
-    ({"q": "(a", "mode": "regex"}, "not a valid regular expression"),
-    ({"q": "x" * 300}, "at most 256"),
-    ({"mode": "nope"}, "not one of"),
-    ({"limit": 0}, "limit 0"),
-    ({"limit": 100_000}, "limit 100000"),
-    ({"offset": -5}, "offset -5"),
-    ({"offset": "x"}, "offset"),
-    ({"q": "x-y", "mode": "id"}, "not a token id"),
-])
+@pytest.mark.parametrize(
+    "params, words",
+    [
+        ({"q": "(a", "mode": "regex"}, "not a valid regular expression"),
+        ({"q": "x" * 300}, "at most 256"),
+        ({"mode": "nope"}, "not one of"),
+        ({"limit": 0}, "limit 0"),
+        ({"limit": 100_000}, "limit 100000"),
+        ({"offset": -5}, "offset -5"),
+        ({"offset": "x"}, "offset"),
+        ({"q": "x-y", "mode": "id"}, "not a token id"),
+    ],
+)
 def test_vocab_refusals_name_the_problem(http, params, words):
     message = assert_error(http.get("/api/tokenizers/gpt2/vocab", params=params), 422)["message"]
     assert words in message, message
@@ -185,7 +212,8 @@ def test_both_routes_are_documented_with_the_error_shape(http):
         assert operation["summary"] and "$ref" in str(operation["responses"]["200"])
         for status in ("404", "422"):
             assert operation["responses"][status]["content"]["application/json"]["schema"] == {
-                "$ref": "#/components/schemas/ErrorResponse"}
+                "$ref": "#/components/schemas/ErrorResponse"
+            }
         assert "HTTPValidationError" not in str(operation)
 
 

@@ -86,7 +86,10 @@ def test_one_name_gets_one_job_across_two_worker_processes(tmp_path):
                     answers = list(pool.map(post, range(16)))
                 codes = sorted(answer.status_code for answer in answers)
                 assert codes == [202] + [409] * 15, [(a.status_code, a.text[:120]) for a in answers]
-                assert {a.json()["error"]["code"] for a in answers if a.status_code == 409} <= {"name_busy", "name_taken"}
+                assert {a.json()["error"]["code"] for a in answers if a.status_code == 409} <= {
+                    "name_busy",
+                    "name_taken",
+                }
                 accepted = next(a.json()["job"] for a in answers if a.status_code == 202)
                 assert finish(http, accepted)["status"] == "done"
     finally:

@@ -64,7 +64,9 @@ def test_tokenize_with_a_model_name(http, tiktoken_reference, name):
 
 
 def test_compare_count_and_decode_with_model_names(http, tiktoken_reference):
-    response = http.post("/api/compare", json={"text": TEXT, "tokenizers": ["gpt-4o", "gpt-4", "o200k_base", "davinci"]})
+    response = http.post(
+        "/api/compare", json={"text": TEXT, "tokenizers": ["gpt-4o", "gpt-4", "o200k_base", "davinci"]}
+    )
     assert response.status_code == 200, response.text
     results = schemas.CompareResponse.model_validate(response.json()).results
     assert [r.tokenizer for r in results] == ["o200k_base", "cl100k_base", "gpt2"]  # gpt-4o and o200k_base: once
@@ -92,7 +94,9 @@ def test_compare_count_and_decode_with_model_names(http, tiktoken_reference):
 )
 def test_a_model_whose_tokenizer_is_not_shipped_is_a_404(http, method, path, body):
     error = assert_error(http.request(method, path, json=body), 404, "unknown_tokenizer")
-    model = (body or {}).get("tokenizer") or next((n for n in (body or {}).get("tokenizers", []) if n != "gpt-4o"), None)
+    model = (body or {}).get("tokenizer") or next(
+        (n for n in (body or {}).get("tokenizers", []) if n != "gpt-4o"), None
+    )
     assert (model or "text-davinci-003") in error["message"]
     assert "p50k" in error["message"] and "does not ship" in error["message"]
 
@@ -131,7 +135,11 @@ class Elements(HTMLParser):
             element["text"] += data
 
     def select(self, tag: str, **attrs: str) -> list[dict]:
-        return [e for e in self.found if e["tag"] == tag and all(e["attrs"].get(k.replace("_", "-")) == v for k, v in attrs.items())]
+        return [
+            e
+            for e in self.found
+            if e["tag"] == tag and all(e["attrs"].get(k.replace("_", "-")) == v for k, v in attrs.items())
+        ]
 
 
 def test_playground_address_with_a_model_name(http, tiktoken_reference):

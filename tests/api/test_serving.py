@@ -52,7 +52,9 @@ def test_tokenize_over_the_budget_is_413_with_the_count_and_the_way_out(small_bu
     text = words(800)
     total = tokens_of(small_budget, "gpt2", text)
     assert total > BUDGET
-    error = assert_error(small_budget.post("/api/tokenize", json={"tokenizer": "gpt2", "text": text}), 413, "too_many_tokens")
+    error = assert_error(
+        small_budget.post("/api/tokenize", json={"tokenizer": "gpt2", "text": text}), 413, "too_many_tokens"
+    )
     assert f"{total:,}" in error["message"] and f"{BUDGET:,}" in error["message"] and "/api/count" in error["message"]
 
 
@@ -70,8 +72,11 @@ def test_compare_budget_is_over_all_its_tokenizers(small_budget):
 
 def test_decode_lists_at_most_the_budget(small_budget):
     assert small_budget.post("/api/decode", json={"tokenizer": "gpt2", "ids": [318] * BUDGET}).status_code == 200
-    assert_error(small_budget.post("/api/decode", json={"tokenizer": "gpt2", "ids": [318] * (BUDGET + 1)}), 413,
-                 "too_many_tokens")
+    assert_error(
+        small_budget.post("/api/decode", json={"tokenizer": "gpt2", "ids": [318] * (BUDGET + 1)}),
+        413,
+        "too_many_tokens",
+    )
 
 
 def test_counting_needs_no_budget(small_budget):
@@ -146,8 +151,10 @@ def assert_error_503(response: httpx.Response) -> dict:
 # ---- the HTTP edges ----
 
 
-@pytest.mark.parametrize("path", ["/healthz", "/", "/compare", "/api/tokenizers", "/api/limits", "/api/tokenizers/gpt2",
-                                  "/docs", "/openapi.json"])
+@pytest.mark.parametrize(
+    "path",
+    ["/healthz", "/", "/compare", "/api/tokenizers", "/api/limits", "/api/tokenizers/gpt2", "/docs", "/openapi.json"],
+)
 def test_head_answers_like_get_without_a_body(http, path):
     get, head = http.get(path), http.head(path)
     assert get.status_code == head.status_code == 200
@@ -188,7 +195,9 @@ def test_oversized_or_broken_request_heads_get_the_error_shape_and_security_head
 
 def test_a_client_that_sends_its_whole_body_first_gets_the_413(live_server):
     body = json.dumps({"tokenizer": "gpt2", "text": "x" * 5_000_000}).encode()
-    request = urllib.request.Request(f"{live_server}/api/tokenize", data=body, headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"{live_server}/api/tokenize", data=body, headers={"Content-Type": "application/json"}
+    )
     with pytest.raises(urllib.error.HTTPError) as caught:
         urllib.request.urlopen(request, timeout=60)
     assert caught.value.code == 413
@@ -196,8 +205,9 @@ def test_a_client_that_sends_its_whole_body_first_gets_the_413(live_server):
 
 
 def test_a_file_in_the_text_field_is_refused_not_tokenized_as_its_repr(http):
-    response = http.post("/", files={"text": ("notes.txt", b"hello world")}, data={"tokenizer": "gpt2"},
-                         headers={"HX-Request": "true"})
+    response = http.post(
+        "/", files={"text": ("notes.txt", b"hello world")}, data={"tokenizer": "gpt2"}, headers={"HX-Request": "true"}
+    )
     error = assert_error(response, 422)
     assert "'text'" in error["message"] and "file" in error["message"]
     page = http.post("/", files={"text": ("notes.txt", b"hello world")}, data={"tokenizer": "gpt2"})
@@ -205,7 +215,9 @@ def test_a_file_in_the_text_field_is_refused_not_tokenized_as_its_repr(http):
 
 
 def test_api_bodies_must_be_json(http):
-    error = assert_error(http.post("/api/count", content=b'{"text": "hi"}', headers={"content-type": "text/plain"}), 415)
+    error = assert_error(
+        http.post("/api/count", content=b'{"text": "hi"}', headers={"content-type": "text/plain"}), 415
+    )
     assert "application/json" in error["message"]
 
 
@@ -219,12 +231,19 @@ def test_body_bytes_held_at_once_are_bounded_over_all_requests(tmp_path):
     third is refused at once with a 503 (its body read and dropped), and admitted again once
     the first two are gone."""
     process, base_url = start_server(
-        tmp_path, {"TOKENPRISM_MAX_BODY_BYTES": "100000", "TOKENPRISM_MAX_INFLIGHT_BODY_BYTES": "200000",
-         "TOKENPRISM_MAX_UPLOAD_BYTES": "100000"}
+        tmp_path,
+        {
+            "TOKENPRISM_MAX_BODY_BYTES": "100000",
+            "TOKENPRISM_MAX_INFLIGHT_BODY_BYTES": "200000",
+            "TOKENPRISM_MAX_UPLOAD_BYTES": "100000",
+        },
     )
     host, port = base_url.removeprefix("http://").split(":")
     body = json.dumps({"tokenizer": "gpt2", "text": "x" * 89_900}).encode()
-    head = b"POST /api/count HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+    head = (
+        b"POST /api/count HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+        % len(body)
+    )
     try:
         holders = []
         for _ in range(2):
@@ -232,15 +251,17 @@ def test_body_bytes_held_at_once_are_bounded_over_all_requests(tmp_path):
             sock.sendall(head + body[:1000])  # the rest never comes while the test runs
             holders.append(sock)
         httpx.get(f"{base_url}/healthz", timeout=30)  # the server has taken in both heads by now
-        refused = httpx.post(f"{base_url}/api/tokenize", content=body, headers={"Content-Type": "application/json"},
-                             timeout=30)
+        refused = httpx.post(
+            f"{base_url}/api/tokenize", content=body, headers={"Content-Type": "application/json"}, timeout=30
+        )
         assert refused.status_code == 503 and refused.headers["retry-after"]
         assert refused.json()["error"]["code"] == "server_busy"
         for sock in holders:
             sock.close()
         for _ in range(50):  # the server notices the closed connections
-            admitted = httpx.post(f"{base_url}/api/tokenize", content=body,
-                                  headers={"Content-Type": "application/json"}, timeout=30)
+            admitted = httpx.post(
+                f"{base_url}/api/tokenize", content=body, headers={"Content-Type": "application/json"}, timeout=30
+            )
             if admitted.status_code != 503:
                 break
             time.sleep(0.1)

@@ -53,7 +53,13 @@ class Page(HTMLParser):
         if tag == "bdi" and "data-id" in attrs:
             self.drawn += [int(i) for i in (attrs.get("data-ids") or attrs["data-id"]).split()]
         if tag not in VOID:
-            wanted = "ids" if attrs.get("data-role") == "ids" else "text" if tag == "textarea" and attrs.get("name") == "text" else ""
+            wanted = (
+                "ids"
+                if attrs.get("data-role") == "ids"
+                else "text"
+                if tag == "textarea" and attrs.get("name") == "text"
+                else ""
+            )
             self._in.append(wanted or (self._in[-1] if self._in else ""))
 
     def handle_endtag(self, tag):
@@ -78,8 +84,15 @@ def test_a_short_view_shares_its_own_address_and_stores_nothing(http):
     assert answer["id"] is None
     parts = urlsplit(answer["url"])
     assert parts.path == "/" and parse_qs(parts.query) == {"tokenizer": ["gpt2"], "text": ["hello world"], "ws": ["1"]}
-    form = http.post("/api/share", files={"page": (None, "playground"), "tokenizer": (None, "gpt2"),
-                                          "text": (None, "hello world"), "ws": (None, "1")})
+    form = http.post(
+        "/api/share",
+        files={
+            "page": (None, "playground"),
+            "tokenizer": (None, "gpt2"),
+            "text": (None, "hello world"),
+            "ws": (None, "1"),
+        },
+    )
     assert form.json() == answer
 
 
@@ -95,8 +108,17 @@ def test_a_50kb_text_round_trips_through_s_id(http):
     assert form.status_code == 200 and form.json() == answer
     twin = http.get(f"/api/share/{answer['id']}").json()
     assert twin["page"] == "playground" and twin["id"] == answer["id"] and twin["url"] == answer["url"]
-    assert twin["state"] == {"tokenizer": "cl100k_base", "mode": "encode", "view": "text", "text": TEXT_50K,
-                             "ws": False, "special": False, "lines": False, "chunks": False, "fewest": False}
+    assert twin["state"] == {
+        "tokenizer": "cl100k_base",
+        "mode": "encode",
+        "view": "text",
+        "text": TEXT_50K,
+        "ws": False,
+        "special": False,
+        "lines": False,
+        "chunks": False,
+        "fewest": False,
+    }
     assert twin["bytes"] > 50_000 and twin["created"].endswith("Z")
     assert share(http, {"page": twin["page"], **twin["state"]}) == answer  # the twin posts back to the same id
     response = http.get(answer["url"])
@@ -112,12 +134,27 @@ def test_a_50kb_text_round_trips_through_s_id(http):
 
 
 def test_a_comparison_round_trips_with_its_options(http):
-    body = {"page": "compare", "tokenizers": ["gpt2", "cl100k_base", "mistral_v1"], "text": TEXT_50K, "ws": True,
-            "cuts": True, "chunks": True}
+    body = {
+        "page": "compare",
+        "tokenizers": ["gpt2", "cl100k_base", "mistral_v1"],
+        "text": TEXT_50K,
+        "ws": True,
+        "cuts": True,
+        "chunks": True,
+    }
     answer = share(http, body)
     twin = http.get(f"/api/share/{answer['id']}").json()
-    assert twin["state"] == {"tokenizers": ["gpt2", "cl100k_base", "mistral_v1"], "mode": "text", "text": TEXT_50K,
-                             "ws": True, "special": False, "lines": False, "cuts": True, "chunks": True, "fewest": False}
+    assert twin["state"] == {
+        "tokenizers": ["gpt2", "cl100k_base", "mistral_v1"],
+        "mode": "text",
+        "text": TEXT_50K,
+        "ws": True,
+        "special": False,
+        "lines": False,
+        "cuts": True,
+        "chunks": True,
+        "fewest": False,
+    }
     assert share(http, {"page": "compare", **twin["state"]}) == answer
     page = Page(http.get(answer["url"]).text)
     assert page.counts == [len(reference_ids(name, TEXT_50K)) for name in body["tokenizers"]]
@@ -125,7 +162,10 @@ def test_a_comparison_round_trips_with_its_options(http):
 
 
 def test_a_chat_and_a_list_of_ids_round_trip(http):
-    messages = [{"role": "system", "content": "Be brief. " * 400}, {"role": "user", "content": "안녕 🦊 " * 500, "name": "ada"}]
+    messages = [
+        {"role": "system", "content": "Be brief. " * 400},
+        {"role": "user", "content": "안녕 🦊 " * 500, "name": "ada"},
+    ]
     answer = share(http, {"page": "playground", "tokenizer": "o200k_base", "mode": "chat", "messages": messages})
     twin = http.get(f"/api/share/{answer['id']}").json()["state"]
     assert twin["mode"] == "chat" and twin["messages"] == messages
@@ -145,8 +185,12 @@ def test_the_no_javascript_form_redirects_to_the_link(http):
     response = http.post("/share", files=files, follow_redirects=False)
     assert response.status_code == 303 and ID.fullmatch(response.headers["location"])
     assert Page(http.get(response.headers["location"]).text).counts == [
-        len(reference_ids("gpt2", TEXT_50K)), len(reference_ids("o200k_base", TEXT_50K))]
-    response = http.post("/share", data={"page": "playground", "tokenizer": "gpt2", "text": "short"}, follow_redirects=False)
+        len(reference_ids("gpt2", TEXT_50K)),
+        len(reference_ids("o200k_base", TEXT_50K)),
+    ]
+    response = http.post(
+        "/share", data={"page": "playground", "tokenizer": "gpt2", "text": "short"}, follow_redirects=False
+    )
     assert response.status_code == 303 and response.headers["location"] == "/?tokenizer=gpt2&text=short"
     refused = http.post("/share", data={"page": "tokenizers"}, follow_redirects=False)
     assert refused.status_code == 422 and refused.headers["content-type"].startswith("text/html")
@@ -175,7 +219,11 @@ def test_unknown_and_malformed_ids_are_404(http, bad):
         ({"page": "compare", "tokenizers": ["gpt2"], "text": "x" * 7000}, 422, "invalid_input"),
         ({"page": "compare", "tokenizers": ["gpt2", "gpt2"], "text": "x" * 7000}, 422, "invalid_input"),
         ({"page": "compare", "tokenizers": ["gpt2", "cl100k_base"], "text": "x" * 500_001}, 413, "text_too_large"),
-        ({"page": "playground", "mode": "chat", "messages": [{"role": "user", "content": "x"}] * 65}, 422, "invalid_request"),
+        (
+            {"page": "playground", "mode": "chat", "messages": [{"role": "user", "content": "x"}] * 65},
+            422,
+            "invalid_request",
+        ),
         ({"page": "playground", "mode": "chat", "messages": []}, 422, "invalid_request"),
     ],
 )
@@ -212,10 +260,16 @@ def test_twenty_clients_share_the_same_view_at_once(http, live_server):
 def test_the_share_routes_are_documented(http):
     spec = http.get("/openapi.json").json()
     post = spec["paths"]["/api/share"]["post"]
-    assert set(post["requestBody"]["content"]) == {"application/json", "multipart/form-data", "application/x-www-form-urlencoded"}
+    assert set(post["requestBody"]["content"]) == {
+        "application/json",
+        "multipart/form-data",
+        "application/x-www-form-urlencoded",
+    }
     assert "ShareRequest" in spec["components"]["schemas"] and "ShareCreated" in str(post["responses"]["200"])
     for status in ("404", "409", "413", "422", "503"):
-        assert post["responses"][status]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ErrorResponse"}
+        assert post["responses"][status]["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/ErrorResponse"
+        }
     assert "SharedView" in str(spec["paths"]["/api/share/{share_id}"]["get"]["responses"]["200"])
 
 
@@ -263,8 +317,9 @@ def test_the_caps_and_a_restart(small):
         with httpx.Client(base_url=url, timeout=120) as restarted:
             for key, text in kept:
                 assert restarted.get(f"/api/share/{key}").json()["state"]["text"] == text
-            assert_error(restarted.post("/api/share", json={"page": "playground", "text": distinct_text(98)}), 409,
-                         "store_full")
+            assert_error(
+                restarted.post("/api/share", json={"page": "playground", "text": distinct_text(98)}), 409, "store_full"
+            )
     finally:
         stop_server(process)
 

@@ -18,10 +18,17 @@ def test_shortest_answers_fewer_tokens_and_the_differences(http, registry):
     body = response.json()
     expected = shortest(registry.get("tokenprism_4k"), "he jumps 😀")
     assert [t["id"] for t in body["tokens"]] == expected.ids
-    assert body["count"] == len(expected.ids) < body["bpe_count"] == len(registry.get("tokenprism_4k").encode("he jumps 😀"))
+    assert (
+        body["count"]
+        == len(expected.ids)
+        < body["bpe_count"]
+        == len(registry.get("tokenprism_4k").encode("he jumps 😀"))
+    )
     assert body["differences"] == [[4, 8]]  # " jumps": BPE j·u·mp·s, fewest j·um·ps
-    assert "".join(bytes.fromhex(t["bytes"]).decode("latin-1") for t in body["tokens"]).encode("latin-1") \
+    assert (
+        "".join(bytes.fromhex(t["bytes"]).decode("latin-1") for t in body["tokens"]).encode("latin-1")
         == "he jumps 😀".encode()
+    )
 
 
 def test_bpe_stays_the_default(http):
@@ -45,6 +52,7 @@ def test_unknown_encoding_is_a_422(http):
 
 
 def test_special_tokens_kept(http):
-    body = tokenize(http, tokenizer="cl100k_base", text="a<|endoftext|>b", encoding="shortest",
-                    allow_special=True).json()
+    body = tokenize(
+        http, tokenizer="cl100k_base", text="a<|endoftext|>b", encoding="shortest", allow_special=True
+    ).json()
     assert [t["special"] for t in body["tokens"]] == [False, True, False]

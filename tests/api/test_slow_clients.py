@@ -64,8 +64,10 @@ def test_a_connection_that_sends_nothing_is_closed(server):
 def test_a_declared_body_that_never_comes_gets_408(server):
     for declared, sent in ((1_000_000, b""), (1_000, b'{"tokenizer": "gpt2", "te')):
         with connect(server) as sock:
-            sock.sendall(b"POST /api/tokenize HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                         b"Content-Length: %d\r\n\r\n" % declared + sent)
+            sock.sendall(
+                b"POST /api/tokenize HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\n\r\n" % declared + sent
+            )
             status, headers, body = answer(read_all(sock))
         assert status == 408 and body["error"]["code"] == "body_timeout", (declared, body)
         assert "send the whole body at once" in body["error"]["message"]
@@ -74,8 +76,10 @@ def test_a_declared_body_that_never_comes_gets_408(server):
 
 def test_a_page_form_whose_body_stops_gets_408_too(server):
     with connect(server) as sock:
-        sock.sendall(b"POST /share HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
-                     b"Content-Length: 500\r\n\r\npage=playground&text=half")
+        sock.sendall(
+            b"POST /share HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            b"Content-Length: 500\r\n\r\npage=playground&text=half"
+        )
         raw = read_all(sock)
     assert raw.startswith(b"HTTP/1.1 408 ") and b"body_timeout" in raw
 
@@ -95,8 +99,10 @@ def test_keep_alive_serves_several_requests_then_an_idle_connection_closes(serve
 def test_a_client_that_hangs_up_mid_body_is_one_log_line(server):
     process, _ = server
     with connect(server) as sock:
-        sock.sendall(b"POST /api/tokenize HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: 100000\r\n\r\n" + b"x" * 50_000)
+        sock.sendall(
+            b"POST /api/tokenize HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 100000\r\n\r\n" + b"x" * 50_000
+        )
         time.sleep(0.3)
     line = "client closed the connection while sending its body (POST /api/tokenize)"
     deadline = time.monotonic() + WAIT_S

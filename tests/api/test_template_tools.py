@@ -29,9 +29,14 @@ def server(tmp_path_factory):
         with httpx.Client(base_url=url, timeout=120) as client:
             for name, template in CONFIGS.items():
                 config = json.dumps({"chat_template": template, "bos_token": BOS, "eos_token": EOS}).encode()
-                added = client.post("/api/tokenizers", data={"name": name},
-                                    files={"file": ("tokenizer.json", TEXT.encode()),
-                                           "chat_template": ("tokenizer_config.json", config)})
+                added = client.post(
+                    "/api/tokenizers",
+                    data={"name": name},
+                    files={
+                        "file": ("tokenizer.json", TEXT.encode()),
+                        "chat_template": ("tokenizer_config.json", config),
+                    },
+                )
                 assert added.status_code == 201, added.text
             yield client
     finally:
@@ -39,8 +44,9 @@ def server(tmp_path_factory):
 
 
 def reference(name: str):
-    made = transformers.PreTrainedTokenizerFast(tokenizer_object=tokenizers.Tokenizer.from_str(TEXT),
-                                                bos_token=BOS, eos_token=EOS)
+    made = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tokenizers.Tokenizer.from_str(TEXT), bos_token=BOS, eos_token=EOS
+    )
     made.chat_template = CONFIGS[name] if isinstance(CONFIGS[name], str) else dict(NAMED)
     return made
 
@@ -49,8 +55,11 @@ def reference(name: str):
 def test_chat_and_count_with_tools_equal_transformers(server, name):
     tools = [WEATHER, SEARCH]
     want_text = reference(name).apply_chat_template(CHAT, tools=tools, add_generation_prompt=True, tokenize=False)
-    want_ids = list(reference(name).apply_chat_template(CHAT, tools=tools, add_generation_prompt=True,
-                                                        tokenize=True, return_dict=False))
+    want_ids = list(
+        reference(name).apply_chat_template(
+            CHAT, tools=tools, add_generation_prompt=True, tokenize=True, return_dict=False
+        )
+    )
     chat = server.post("/api/chat", json={"tokenizer": name, "messages": CHAT, "tools": tools})
     assert chat.status_code == 200, chat.text
     body = chat.json()

@@ -41,8 +41,11 @@ def stored(data_dir) -> list[str]:
 
 def test_add_use_everywhere_and_remove(servers):
     http, data_dir = servers[0]
-    added = http.post("/api/tokenizers", files={"file": ("ranks.tiktoken", CL100K)},
-                      data={"name": "web-ranks", "pattern": "gpt4", "special_tokens": SPECIAL, "description": "mine"})
+    added = http.post(
+        "/api/tokenizers",
+        files={"file": ("ranks.tiktoken", CL100K)},
+        data={"name": "web-ranks", "pattern": "gpt4", "special_tokens": SPECIAL, "description": "mine"},
+    )
     assert added.status_code == 201, added.text
     body = added.json()
     assert body["kind"] == "tiktoken" and body["vocab_size"] == 100258 and body["description"] == "mine"
@@ -62,16 +65,29 @@ def test_add_use_everywhere_and_remove(servers):
     assert stored(data_dir) == []
 
 
-@pytest.mark.parametrize("files, data, status, code", [
-    ({"file": ("x.bin", b"\x00garbage" * 100)}, {"name": "junk"}, 422, None),
-    ({"file": ("x.model", (TOKENIZER_DIR / "mistral-7b-v0.1.model").read_bytes()[:100_000])}, {"name": "cut"}, 422, None),
-    ({"file": ("x.bpe", (TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes())}, {"name": "gpt2"}, 409, "name_taken"),
-    ({"file": ("x.bpe", (TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes())}, {"name": "Bad Name"}, 422, None),
-    ({"file": ("x.bpe", (TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes())}, {}, 422, None),
-    ({"file": ("x.bpe", b"")}, {"name": "empty"}, 422, None),
-    ({"file": ("x.bpe", (TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes())}, {"name": "x", "evil": "1"}, 422, None),
-    ({}, {"name": "nofile"}, 422, None),
-])
+@pytest.mark.parametrize(
+    "files, data, status, code",
+    [
+        ({"file": ("x.bin", b"\x00garbage" * 100)}, {"name": "junk"}, 422, None),
+        (
+            {"file": ("x.model", (TOKENIZER_DIR / "mistral-7b-v0.1.model").read_bytes()[:100_000])},
+            {"name": "cut"},
+            422,
+            None,
+        ),
+        ({"file": ("x.bpe", (TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes())}, {"name": "gpt2"}, 409, "name_taken"),
+        ({"file": ("x.bpe", (TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes())}, {"name": "Bad Name"}, 422, None),
+        ({"file": ("x.bpe", (TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes())}, {}, 422, None),
+        ({"file": ("x.bpe", b"")}, {"name": "empty"}, 422, None),
+        (
+            {"file": ("x.bpe", (TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes())},
+            {"name": "x", "evil": "1"},
+            422,
+            None,
+        ),
+        ({}, {"name": "nofile"}, 422, None),
+    ],
+)
 def test_bad_uploads_get_a_4xx_and_leave_nothing(servers, files, data, status, code):
     http, data_dir = servers[0]
     response = http.post("/api/tokenizers", files=files or {"other": ("a", b"b")}, data=data) if files or data else None
@@ -82,8 +98,16 @@ def test_bad_uploads_get_a_4xx_and_leave_nothing(servers, files, data, status, c
 def test_not_multipart_and_foreign_origin_and_builtins(servers):
     http, data_dir = servers[0]
     assert_error(http.post("/api/tokenizers", json={"name": "x"}), 415)
-    assert_error(http.post("/api/tokenizers", files={"file": ("a.bpe", (TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes())},
-                           data={"name": "csrf"}, headers={"Origin": "http://evil.example"}), 403, "forbidden")
+    assert_error(
+        http.post(
+            "/api/tokenizers",
+            files={"file": ("a.bpe", (TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes())},
+            data={"name": "csrf"},
+            headers={"Origin": "http://evil.example"},
+        ),
+        403,
+        "forbidden",
+    )
     assert_error(http.delete("/api/tokenizers/cl100k_base"), 403, "forbidden")
     assert stored(data_dir) == []
 
@@ -91,14 +115,27 @@ def test_not_multipart_and_foreign_origin_and_builtins(servers):
 def test_admin_token_and_upload_size_limit(servers):
     http, data_dir = servers[1]
     bpe = (TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes()
-    assert_error(http.post("/api/tokenizers", files={"file": ("a.bpe", bpe)}, data={"name": "guarded"}), 401, "unauthorized")
+    assert_error(
+        http.post("/api/tokenizers", files={"file": ("a.bpe", bpe)}, data={"name": "guarded"}), 401, "unauthorized"
+    )
     wrong = {"Authorization": "Bearer nope"}
-    assert_error(http.post("/api/tokenizers", files={"file": ("a.bpe", bpe)}, data={"name": "guarded"}, headers=wrong), 401)
+    assert_error(
+        http.post("/api/tokenizers", files={"file": ("a.bpe", bpe)}, data={"name": "guarded"}, headers=wrong), 401
+    )
     right = {"Authorization": "Bearer s3cret"}
-    assert http.post("/api/tokenizers", files={"file": ("a.bpe", bpe)}, data={"name": "guarded"}, headers=right).status_code == 201
+    assert (
+        http.post(
+            "/api/tokenizers", files={"file": ("a.bpe", bpe)}, data={"name": "guarded"}, headers=right
+        ).status_code
+        == 201
+    )
     assert_error(http.delete("/api/tokenizers/guarded"), 401)
-    too_big = http.post("/api/tokenizers", files={"file": ("big.tiktoken", CL100K)}, data={"name": "big", "pattern": "gpt4"},
-                        headers=right)
+    too_big = http.post(
+        "/api/tokenizers",
+        files={"file": ("big.tiktoken", CL100K)},
+        data={"name": "big", "pattern": "gpt4"},
+        headers=right,
+    )
     assert "1,000,000" in assert_error(too_big, 413, "file_too_large")["message"]
     assert http.delete("/api/tokenizers/guarded", headers=right).status_code == 204
     assert stored(data_dir) == []
@@ -111,13 +148,27 @@ def _library(kind: str, allow_special: bool):
 
 
 UPLOADS = {  # kind -> (file name, file bytes, form fields, reference ids of (text, allow_special))
-    **{f"huggingface-{kind}": ("tokenizer.json", trained_json(kind).encode(), {},
-                               lambda text, special, kind=kind: _library(kind, special).encode(text).ids)
-       for kind in ("byte_level", "wordpiece", "unigram")},
-    "tiktoken": ("ranks.tiktoken", CL100K, {"pattern": "gpt4", "special_tokens": SPECIAL},
-                 lambda text, special: reference_ids("cl100k_base", text, special)),
-    "sentencepiece": ("m.model", (TOKENIZER_DIR / "mistral-7b-v0.1.model").read_bytes(), {},
-                      lambda text, special: reference_ids("mistral_v1", text)),
+    **{
+        f"huggingface-{kind}": (
+            "tokenizer.json",
+            trained_json(kind).encode(),
+            {},
+            lambda text, special, kind=kind: _library(kind, special).encode(text).ids,
+        )
+        for kind in ("byte_level", "wordpiece", "unigram")
+    },
+    "tiktoken": (
+        "ranks.tiktoken",
+        CL100K,
+        {"pattern": "gpt4", "special_tokens": SPECIAL},
+        lambda text, special: reference_ids("cl100k_base", text, special),
+    ),
+    "sentencepiece": (
+        "m.model",
+        (TOKENIZER_DIR / "mistral-7b-v0.1.model").read_bytes(),
+        {},
+        lambda text, special: reference_ids("mistral_v1", text),
+    ),
     "bpe": ("m.bpe", (TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes(), {}, None),
 }
 
@@ -134,11 +185,13 @@ def test_each_kind_uploads_and_gives_the_reference_ids(servers, upload):
     try:
         for text in texts:
             for special in (False, True):
-                got = http.post("/api/tokenize", json={"tokenizer": f"up-{upload}", "text": text,
-                                                        "allow_special": special}).json()
+                got = http.post(
+                    "/api/tokenize", json={"tokenizer": f"up-{upload}", "text": text, "allow_special": special}
+                ).json()
                 if reference is None:  # our own .bpe: the built-in it was copied from is the reference
-                    expected = http.post("/api/tokenize", json={"tokenizer": "tokenprism_4k", "text": text,
-                                                                 "allow_special": special}).json()
+                    expected = http.post(
+                        "/api/tokenize", json={"tokenizer": "tokenprism_4k", "text": text, "allow_special": special}
+                    ).json()
                     assert got["tokens"] == expected["tokens"]
                 else:
                     assert [t["id"] for t in got["tokens"]] == reference(text, special), (upload, special, text[:40])
@@ -148,14 +201,18 @@ def test_each_kind_uploads_and_gives_the_reference_ids(servers, upload):
     assert stored(data_dir) == []
 
 
-@pytest.mark.parametrize("data", [
-    trained_json("wordpiece").encode()[:3000],  # truncated JSON
-    b'{"version": "1.0", "model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}}',  # merge of unknown tokens
-    b"\xff\xfe{}",  # not UTF-8
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        trained_json("wordpiece").encode()[:3000],  # truncated JSON
+        b'{"version": "1.0", "model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}}',  # merge of unknown tokens
+        b"\xff\xfe{}",  # not UTF-8
+    ],
+)
 def test_bad_tokenizer_json_gets_a_4xx_naming_it(servers, data):
     http, data_dir = servers[0]
-    response = http.post("/api/tokenizers", files={"file": ("tokenizer.json", data)},
-                         data={"name": "bad-json", "kind": "huggingface"})
+    response = http.post(
+        "/api/tokenizers", files={"file": ("tokenizer.json", data)}, data={"name": "bad-json", "kind": "huggingface"}
+    )
     assert "huggingface" in assert_error(response, 422)["message"]
     assert stored(data_dir) == []

@@ -51,8 +51,13 @@ def lab(tmp_path_factory):
 def busy(tmp_path_factory):
     """One job at a time, one waiting, an admin token, and small general bodies (the corpus has its own bound)."""
     data_dir = tmp_path_factory.mktemp("busy")
-    env = {"TOKENPRISM_TRAIN_JOBS": "1", "TOKENPRISM_TRAIN_QUEUE": "1", "TOKENPRISM_ADMIN_TOKEN": TOKEN,
-           "TOKENPRISM_MAX_BODY_BYTES": "20000", "TOKENPRISM_MAX_TRAIN_BYTES": "3000000"}
+    env = {
+        "TOKENPRISM_TRAIN_JOBS": "1",
+        "TOKENPRISM_TRAIN_QUEUE": "1",
+        "TOKENPRISM_ADMIN_TOKEN": TOKEN,
+        "TOKENPRISM_MAX_BODY_BYTES": "20000",
+        "TOKENPRISM_MAX_TRAIN_BYTES": "3000000",
+    }
     process, url = start_server(data_dir, extra_env=env)
     with httpx.Client(base_url=url, timeout=120, headers={"Authorization": f"Bearer {TOKEN}"}) as client:
         yield client, data_dir
@@ -100,9 +105,17 @@ def test_multipart_files_are_documents_after_the_pasted_text(lab):
     http, _ = lab
     files = [STDLIB / "textwrap.py", STDLIB / "colorsys.py"]
     documents = ["the pasted text comes first", *(path.read_text(encoding="utf-8") for path in files)]
-    response = http.post("/api/train", data={"name": "stdlib-files", "vocab_size": "316", "pattern": "gpt2",
-                                             "text": documents[0], "special_tokens": '["<|end|>"]'},
-                         files=[("files", (path.name, path.read_bytes())) for path in files])
+    response = http.post(
+        "/api/train",
+        data={
+            "name": "stdlib-files",
+            "vocab_size": "316",
+            "pattern": "gpt2",
+            "text": documents[0],
+            "special_tokens": '["<|end|>"]',
+        },
+        files=[("files", (path.name, path.read_bytes())) for path in files],
+    )
     assert response.status_code == 202, response.text
     state = finish(http, response.json()["job"])
     assert state["status"] == "done" and state["summary"]["special_tokens"] == {"<|end|>": 315}, state
@@ -131,12 +144,16 @@ def test_merges_k_gives_the_naive_encoders_ids(lab, name):
 
 def test_merges_refusals_name_the_range_and_the_kind(lab):
     http, _ = lab
-    error = assert_error(http.post("/api/tokenize", json={"tokenizer": "tokenprism_4k", "text": "a", "merges": 3840}), 422)
+    error = assert_error(
+        http.post("/api/tokenize", json={"tokenizer": "tokenprism_4k", "text": "a", "merges": 3840}), 422
+    )
     assert "from 0 (raw bytes) to 3,839" in error["message"]
     assert_error(http.post("/api/tokenize", json={"tokenizer": "tokenprism_4k", "text": "a", "merges": -1}), 422)
     assert_error(http.post("/api/tokenize", json={"tokenizer": "tokenprism_4k", "text": "a", "merges": True}), 422)
-    for request in (http.post("/api/tokenize", json={"tokenizer": "gpt2", "text": "a", "merges": 1}),
-                    http.get("/api/tokenizers/cl100k_base/merges")):
+    for request in (
+        http.post("/api/tokenize", json={"tokenizer": "gpt2", "text": "a", "merges": 1}),
+        http.get("/api/tokenizers/cl100k_base/merges"),
+    ):
         assert "is a tiktoken tokenizer" in assert_error(request, 422)["message"]
     assert_error(http.get("/api/tokenizers/tokenprism_4k/merges", params={"limit": 1001}), 422)
     assert_error(http.get("/api/tokenizers/tokenprism_4k/merges", params={"offset": -1}), 422)
@@ -176,9 +193,22 @@ def test_hostile_bodies_and_forms(lab):
     assert_error(http.post("/api/train", content=b"text", headers={"content-type": "text/plain"}), 415)
     assert_error(http.post("/api/train", content=b"\xff\xfe", headers={"content-type": "application/json"}), 400)
     form = {"name": "bad-form", "vocab_size": "300"}
-    assert "not UTF-8" in assert_error(http.post("/api/train", data=form, files={"files": ("x.bin", b"ab\xff\xfe")}), 422)["message"]
-    assert "whole number" in assert_error(http.post("/api/train", data={**form, "vocab_size": "many"}, files={"files": ("a", b"ab")}), 422)["message"]
-    assert "unexpected form field" in assert_error(http.post("/api/train", data={**form, "evil": "1"}, files={"files": ("a", b"ab")}), 422)["message"]
+    assert (
+        "not UTF-8"
+        in assert_error(http.post("/api/train", data=form, files={"files": ("x.bin", b"ab\xff\xfe")}), 422)["message"]
+    )
+    assert (
+        "whole number"
+        in assert_error(
+            http.post("/api/train", data={**form, "vocab_size": "many"}, files={"files": ("a", b"ab")}), 422
+        )["message"]
+    )
+    assert (
+        "unexpected form field"
+        in assert_error(http.post("/api/train", data={**form, "evil": "1"}, files={"files": ("a", b"ab")}), 422)[
+            "message"
+        ]
+    )
     assert_error(http.post("/api/train", data={**form, "special_tokens": "[1, 2]"}, files={"files": ("a", b"ab")}), 422)
     many = [("files", (f"{i}.txt", b"ab")) for i in range(101)]
     assert "100" in assert_error(http.post("/api/train", data=form, files=many), 400)["message"]
@@ -232,7 +262,10 @@ def test_write_access_and_the_corpus_limit(busy):
     assert_error(http.post("/api/train", json=body, headers={"Origin": "http://evil.example"}), 403)
     assert_error(http.delete("/api/train/" + "A" * 22, headers={"Authorization": "Bearer wrong"}), 401)
     big = {"name": "too-big", "text": "a" * 3_100_000, "vocab_size": 300}
-    assert "TOKENPRISM_MAX_TRAIN_BYTES" in assert_error(http.post("/api/train", json=big), 413, "corpus_too_large")["message"]
+    assert (
+        "TOKENPRISM_MAX_TRAIN_BYTES"
+        in assert_error(http.post("/api/train", json=big), 413, "corpus_too_large")["message"]
+    )
     assert_error(http.post("/api/tokenize", json={"tokenizer": "gpt2", "text": "a" * 30_000}), 413)  # the general bound
     job = start(http, **body)
     assert finish(http, job)["status"] == "done"
@@ -266,8 +299,12 @@ def test_a_server_killed_mid_training_leaves_nothing_half_done(tmp_path):
         deadline = time.monotonic() + 30
         while any(Path(f"/proc/{pid}").exists() for pid in trainers) and time.monotonic() < deadline:
             time.sleep(0.05)
-        alive = [pid for pid in trainers if Path(f"/proc/{pid}").exists()
-                 and "Z" not in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]]
+        alive = [
+            pid
+            for pid in trainers
+            if Path(f"/proc/{pid}").exists()
+            and "Z" not in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        ]
         assert not alive, "the trainer died with its server"
     finally:
         if process.poll() is None:
@@ -283,7 +320,10 @@ def test_a_server_killed_mid_training_leaves_nothing_half_done(tmp_path):
             assert (tmp_path / "tokenizers" / "earlier.bpe").read_bytes() == saved
             assert http.post("/api/tokenize", json={"tokenizer": "earlier", "text": "def f(): pass"}).status_code == 200
             assert not (tmp_path / "tokenizers" / "half-done.bpe").exists()
-            assert list((tmp_path / "tokenizers").glob("*.tmp")) == [] and list((tmp_path / "tokenizers").glob(".*.tmp")) == []
+            assert (
+                list((tmp_path / "tokenizers").glob("*.tmp")) == []
+                and list((tmp_path / "tokenizers").glob(".*.tmp")) == []
+            )
             assert list((tmp_path / "jobs" / "corpus").iterdir()) == []
             again = finish(http, start(http, name="half-done", texts=corpus(), vocab_size=300))
             assert again["status"] == "done"  # the name is free again

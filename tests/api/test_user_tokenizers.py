@@ -45,5 +45,7 @@ def test_used_when_named_and_left_out_of_the_defaults(server_with_user_model):
     assert list(client.post("/api/count", json={"text": text}).json()["counts"]) == BUILTIN_NAMES[:limit]
     counts = client.post("/api/count", json={"text": text, "tokenizers": ["mini", "gpt2"]}).json()["counts"]
     assert counts["mini"] == len(model.encode(text))
-    error = assert_error(client.post("/api/count", json={"messages": [{"role": "user", "content": "hi"}], "tokenizers": ["mini"]}), 422)
+    error = assert_error(
+        client.post("/api/count", json={"messages": [{"role": "user", "content": "hi"}], "tokenizers": ["mini"]}), 422
+    )
     assert "mini" in error["message"]

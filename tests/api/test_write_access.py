@@ -28,7 +28,9 @@ def server(tmp_path_factory):
     process, url = start_server(data_dir)
     try:
         with httpx.Client(base_url=url, timeout=120) as http:
-            assert http.post("/api/tokenizers", files={"file": ("v.bpe", BPE)}, data={"name": "victim"}).status_code == 201
+            assert (
+                http.post("/api/tokenizers", files={"file": ("v.bpe", BPE)}, data={"name": "victim"}).status_code == 201
+            )
             job = http.post("/api/train", json={"name": "victim-job", "text": "the cat sat", "vocab_size": 260})
             assert job.status_code == 202, job.text
             JOB_ID.append(job.json()["job"])
@@ -52,8 +54,14 @@ WRITES = [  # (method, path, request arguments): the eight writes a browser form
     ("POST", "/tokenizers/victim/delete", {"data": {"x": "1"}}),
     ("POST", "/api/train", {"json": {"name": "planted", "text": "the cat sat on the mat", "vocab_size": 260}}),
     ("DELETE", "/api/train/{job}", {}),
-    ("POST", "/train", {"files": {"files": ("c.txt", b"the cat sat on the mat")},
-                        "data": {"name": "planted", "text": "the cat sat on the mat", "vocab_size": "260"}}),
+    (
+        "POST",
+        "/train",
+        {
+            "files": {"files": ("c.txt", b"the cat sat on the mat")},
+            "data": {"name": "planted", "text": "the cat sat on the mat", "vocab_size": "260"},
+        },
+    ),
     ("POST", "/train/jobs/{job}/cancel", {"data": {"x": "1"}}),
 ]
 FOREIGN = {
@@ -89,8 +97,9 @@ def test_a_foreign_origin_is_quoted_short(server):
 @pytest.mark.parametrize("method, path, arguments", [*WRITES[:1], ("GET", "/", {}), ("GET", "/api/tokenizers", {})])
 def test_another_host_is_refused_dns_rebinding(server, method, path, arguments):
     http, _, folder = server
-    response = http.request(method, path, headers={"Host": "evil.example", "Origin": "http://evil.example"},
-                            **arguments)
+    response = http.request(
+        method, path, headers={"Host": "evil.example", "Origin": "http://evil.example"}, **arguments
+    )
     assert response.status_code == 400
     if path.startswith("/api"):
         message = assert_error(response, 400, "host_not_allowed")["message"]
@@ -120,7 +129,9 @@ def test_host_rule_defaults_and_configured_names():
     assert split_host("[::1]:8000") == ("::1", "8000") and split_host("Example.COM.:80") == ("example.com", "80")
     loopback = rule()
     assert all(loopback.allows(h) for h in ("localhost", "127.0.0.1:8000", "[::1]:9", "LOCALHOST:1"))
-    assert not any(loopback.allows(h) for h in ("testserver", "evil.example", "10.0.0.5:8000", "localhost.evil.example"))
+    assert not any(
+        loopback.allows(h) for h in ("testserver", "evil.example", "10.0.0.5:8000", "localhost.evil.example")
+    )
     bound = rule(bind_host="192.168.1.7")
     assert bound.allows("192.168.1.7:8000") and not bound.allows("192.168.1.8:8000")
     everywhere = rule(bind_host="0.0.0.0")

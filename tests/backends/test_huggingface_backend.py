@@ -33,13 +33,28 @@ SAMPLES = {
     "only_spaces": "   ",
     "empty": "",
 }
-SCRIPT_RANGES = [(0x20, 0x7E), (0xA0, 0x24F), (0x300, 0x36F), (0x370, 0x4FF), (0x590, 0x6FF), (0x900, 0x97F),
-                 (0xE00, 0xE7F), (0x3000, 0x30FF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3), (0xFB00, 0xFB4F),
-                 (0xFF00, 0xFFEF), (0x1F300, 0x1FAFF), (0x200B, 0x200F)]
+SCRIPT_RANGES = [
+    (0x20, 0x7E),
+    (0xA0, 0x24F),
+    (0x300, 0x36F),
+    (0x370, 0x4FF),
+    (0x590, 0x6FF),
+    (0x900, 0x97F),
+    (0xE00, 0xE7F),
+    (0x3000, 0x30FF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7A3),
+    (0xFB00, 0xFB4F),
+    (0xFF00, 0xFFEF),
+    (0x1F300, 0x1FAFF),
+    (0x200B, 0x200F),
+]
 unicode_text = st.lists(
     st.one_of(
-        *[st.text(st.characters(min_codepoint=lo, max_codepoint=hi, blacklist_categories=("Cs",)), max_size=12)
-          for lo, hi in SCRIPT_RANGES],
+        *[
+            st.text(st.characters(min_codepoint=lo, max_codepoint=hi, blacklist_categories=("Cs",)), max_size=12)
+            for lo, hi in SCRIPT_RANGES
+        ],
         st.sampled_from(SPECIALS + [" ", "  ", "\n", "\r\n", "\t", "▁", "##"]),
     ),
     max_size=25,
@@ -126,7 +141,7 @@ def test_every_id_has_the_bytes_the_library_gives_it(pair):
         piece = ours.piece(token_id)
         both = library.decode([anchor, token_id], skip_special_tokens=False)
         assert both.startswith(head)
-        expected = both[len(head):]
+        expected = both[len(head) :]
         if ours.name == "wordpiece" and not piece.startswith("##"):
             expected = expected.removeprefix(" ")  # ("x ." is cleaned up to "x." by the decoder)
         assert ours.id_to_bytes(token_id).decode("utf-8", "replace") == expected, piece
@@ -162,7 +177,9 @@ def test_normalized_text_shows_as_the_user_wrote_it():
     wordpiece = HuggingFaceTokenizer("wp", "", _train("wordpiece").to_str().encode())
     tokens = wordpiece.tokenize("  HÉLLO  World ")
     assert b"".join(t.bytes for t in tokens) == "  HÉLLO  World ".encode()
-    assert tokens[0].bytes.startswith(b"  H") and tokens[-1].bytes.endswith(b"d ")  # uncovered: to the next, or the last
+    assert tokens[0].bytes.startswith(b"  H") and tokens[-1].bytes.endswith(
+        b"d "
+    )  # uncovered: to the next, or the last
     assert wordpiece.tokenize("   ") == []  # no token at all: nothing to attach the spaces to
     unigram = HuggingFaceTokenizer("uni", "", _train("unigram").to_str().encode())
     tokens = unigram.tokenize("ﬁ")  # NFKC: "▁", "f", "i" (or "▁fi"), all from the one ligature
@@ -171,16 +188,19 @@ def test_normalized_text_shows_as_the_user_wrote_it():
     assert sum(1 for t in tokens if t.bytes) == len(tokens) - (unigram.piece(tokens[0].id) == "▁")
 
 
-@pytest.mark.parametrize("text, offsets, own, expected", [
-    ("ﬁx", [(0, 1), (0, 1), (1, 2)], [b"f", b"i", b"x"], [b"\xef", b"\xac\x81", b"x"]),  # NFKC: f, i share ﬁ
-    ("é", [(0, 1)] * 3, [b"e", b"\xcc", b"\x81"], [b"\xc3", b"\xa9", b""]),  # more tokens than bytes
-    ("ﬁ", [(0, 1)] * 3, [b" ", b"f", b"i"], [b"", b"\xef", b"\xac\x81"]),
-    ("😀", [(0, 1), (0, 1)], [b" ", "😀".encode()], [b"", "😀".encode()]),  # a prepended ▁, then the emoji
-    ("😀", [(0, 1)] * 4, [b"\xf0", b"\x9f", b"\x98", b"\x80"], [b"\xf0", b"\x9f", b"\x98", b"\x80"]),
-    ("Hi", [(0, 1), (0, 1), (1, 2)], [b" ", b"h", b"i"], [b"", b"H", b"i"]),  # lowercased, prepended ▁
-    ("  a  b ", [(2, 3), (5, 6)], [b"a", b"b"], [b"  a", b"  b "]),  # uncovered: to the next token, or the last
-    ("a\u0301", [(0, 2), (2, 2)], [b"a", b""], [b"a\xcc\x81", b""]),  # accent stripped; an empty span
-])
+@pytest.mark.parametrize(
+    "text, offsets, own, expected",
+    [
+        ("ﬁx", [(0, 1), (0, 1), (1, 2)], [b"f", b"i", b"x"], [b"\xef", b"\xac\x81", b"x"]),  # NFKC: f, i share ﬁ
+        ("é", [(0, 1)] * 3, [b"e", b"\xcc", b"\x81"], [b"\xc3", b"\xa9", b""]),  # more tokens than bytes
+        ("ﬁ", [(0, 1)] * 3, [b" ", b"f", b"i"], [b"", b"\xef", b"\xac\x81"]),
+        ("😀", [(0, 1), (0, 1)], [b" ", "😀".encode()], [b"", "😀".encode()]),  # a prepended ▁, then the emoji
+        ("😀", [(0, 1)] * 4, [b"\xf0", b"\x9f", b"\x98", b"\x80"], [b"\xf0", b"\x9f", b"\x98", b"\x80"]),
+        ("Hi", [(0, 1), (0, 1), (1, 2)], [b" ", b"h", b"i"], [b"", b"H", b"i"]),  # lowercased, prepended ▁
+        ("  a  b ", [(2, 3), (5, 6)], [b"a", b"b"], [b"  a", b"  b "]),  # uncovered: to the next token, or the last
+        ("a\u0301", [(0, 2), (2, 2)], [b"a", b""], [b"a\xcc\x81", b""]),  # accent stripped; an empty span
+    ],
+)
 def test_text_pieces_rules(text, offsets, own, expected):
     assert huggingface_backend.text_pieces(text, offsets, own) == expected
 

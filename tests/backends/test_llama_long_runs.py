@@ -52,8 +52,10 @@ def test_cut_points_follow_the_reference_rule():
     splitter = llama_reference("llama3")._split_whitespaces_or_nonwhitespaces
     rng = random.Random(7)
     for _ in range(30):
-        text = "".join(rng.choice(["a" * rng.randint(1, 30_000), " " * rng.randint(1, 30_000), "\u3000", "b c"])
-                       for _ in range(rng.randint(1, 8)))
+        text = "".join(
+            rng.choice(["a" * rng.randint(1, 30_000), " " * rng.randint(1, 30_000), "\u3000", "b c"])
+            for _ in range(rng.randint(1, 8))
+        )
         text = text[:400_000]
         pieces = list(splitter(text, 25_000))
         bounds = [0, *cut_points(text), len(text)]

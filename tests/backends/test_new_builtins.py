@@ -22,7 +22,14 @@ from app.tokenizers.openai_encodings import OPENAI_ENCODINGS
 from app.backends.nfc import JOINS_BACK, nfc_pieces, rewritten_segments
 from app.tokenizers.tokens import segments
 from tests.reference import (
-    TOKENIZER_DIR, llama_reference, qwen_reference, reference_decode, reference_ids, stdlib_texts, tekken_reference, tiktoken_reference,
+    TOKENIZER_DIR,
+    llama_reference,
+    qwen_reference,
+    reference_decode,
+    reference_ids,
+    stdlib_texts,
+    tekken_reference,
+    tiktoken_reference,
 )
 
 NEW = ["o200k_harmony", "mistral_v3", "mistral_tekken", "qwen3_6", "deepseek_v4", "llama3", "llama4"]
@@ -33,34 +40,97 @@ HYPOTHESIS = hyp_settings(
 # Fragments where tokenizers and NFC disagree most: decomposed letters, reordered marks,
 # singletons NFC replaces, jamo that compose to syllables, Tibetan vowels, fullwidth forms.
 FRAGMENTS = [
-    "e\u0301", "a\u0301\u0323", "a\u0323\u0301", "\u212b", "\u2126", "\uff21", "\uff41\u0301", "A\u030a\u0301",
-    "\u1100\u1161", "\u1100\u1161\u11a8", "\uac00\u11a8", "\u1161", "\u11a8", "\u0f73", "\u0f40\u0f74\u0f73",
-    "\u0b47\u0b3e", "\u0915\u093c", "\u0958", "\uf900", "\u0344", "\u0301", "\u0301\u0301", "\u3099", "\u304b\u3099",
-    ">\u0338", "<|eot_id|>", "<|header_start|>", "<|begin_of_text|>", "<|endoftext|>", "<|im_start|>", "<think>", "[INST]", "<s>", "<|start|>", "<|message|>",
-    "👨‍👩‍👧", "🇫🇷", "👩🏽‍💻", "한국어", "東京", "ﷺ", " ", "  ", "\n", "\r\n", "\t", "'s", "123456",
+    "e\u0301",
+    "a\u0301\u0323",
+    "a\u0323\u0301",
+    "\u212b",
+    "\u2126",
+    "\uff21",
+    "\uff41\u0301",
+    "A\u030a\u0301",
+    "\u1100\u1161",
+    "\u1100\u1161\u11a8",
+    "\uac00\u11a8",
+    "\u1161",
+    "\u11a8",
+    "\u0f73",
+    "\u0f40\u0f74\u0f73",
+    "\u0b47\u0b3e",
+    "\u0915\u093c",
+    "\u0958",
+    "\uf900",
+    "\u0344",
+    "\u0301",
+    "\u0301\u0301",
+    "\u3099",
+    "\u304b\u3099",
+    ">\u0338",
+    "<|eot_id|>",
+    "<|header_start|>",
+    "<|begin_of_text|>",
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<think>",
+    "[INST]",
+    "<s>",
+    "<|start|>",
+    "<|message|>",
+    "👨‍👩‍👧",
+    "🇫🇷",
+    "👩🏽‍💻",
+    "한국어",
+    "東京",
+    "ﷺ",
+    " ",
+    "  ",
+    "\n",
+    "\r\n",
+    "\t",
+    "'s",
+    "123456",
 ]
-SCRIPTS = [(0x20, 0x7E), (0xA0, 0x24F), (0x300, 0x36F), (0x370, 0x4FF), (0x590, 0x6FF), (0x900, 0x97F),
-           (0xF00, 0xFFF), (0x1100, 0x11FF), (0x3040, 0x30FF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3), (0xF900, 0xFAFF),
-           (0xFF00, 0xFFEF), (0x1F300, 0x1FAFF), (0x1D15E, 0x1D1C0)]
+SCRIPTS = [
+    (0x20, 0x7E),
+    (0xA0, 0x24F),
+    (0x300, 0x36F),
+    (0x370, 0x4FF),
+    (0x590, 0x6FF),
+    (0x900, 0x97F),
+    (0xF00, 0xFFF),
+    (0x1100, 0x11FF),
+    (0x3040, 0x30FF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7A3),
+    (0xF900, 0xFAFF),
+    (0xFF00, 0xFFEF),
+    (0x1F300, 0x1FAFF),
+    (0x1D15E, 0x1D1C0),
+]
 script_char = st.sampled_from(SCRIPTS).flatmap(lambda r: st.integers(*r)).map(chr)
 any_char = st.characters(blacklist_categories=("Cs",))
 mixed_text = st.lists(st.one_of(st.sampled_from(FRAGMENTS), script_char, any_char), max_size=60).map("".join)
 
 SPECIAL_TEXTS = {
     "o200k_harmony": "<|start|>user<|message|>hi<|end|><|start|>assistant<|channel|>final<|message|>ok<|return|>"
-                     " <|endoftext|><|endofprompt|><|reserved_200018|><|reserved_201087|><|call|><|constrain|>",
+    " <|endoftext|><|endofprompt|><|reserved_200018|><|reserved_201087|><|call|><|constrain|>",
     "mistral_v3": "<s>[INST] hi [/INST] ok</s>[TOOL_CALLS][AVAILABLE_TOOLS]<unk>",
     "mistral_tekken": "<s>[INST] hi [/INST] ok</s>[TOOL_CALLS][IMG]<SPECIAL_42><pad><unk>",
     "qwen3_6": "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>ok<|endoftext|>"
-               "<tool_call>{}</tool_call><|vision_pad|><|audio_pad|><tts_text_bos_single>",
+    "<tool_call>{}</tool_call><|vision_pad|><|audio_pad|><tts_text_bos_single>",
     "deepseek_v4": "<｜begin▁of▁sentence｜>You are kind.<｜User｜>hi<｜Assistant｜><think>ok</think>"
-                   "<｜end▁of▁sentence｜><｜▁pad▁｜><｜tool▁calls▁begin｜>",
+    "<｜end▁of▁sentence｜><｜▁pad▁｜><｜tool▁calls▁begin｜>",
     "llama3": "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|><|eom_id|><|python_tag|>"
-              "<|image|><|reserved_special_token_0|><|reserved_special_token_245|><|finetune_right_pad_id|>",
+    "<|image|><|reserved_special_token_0|><|reserved_special_token_245|><|finetune_right_pad_id|>",
     "llama4": "<|begin_of_text|><|header_start|>user<|header_end|>\n\nhi<|eot|><|eom|><|python_start|><|patch|>"
-              "<|vision_reserved_special_token_1047|><|reasoning_thinking_end|><|reserved_special_token_903|>",
+    "<|vision_reserved_special_token_1047|><|reasoning_thinking_end|><|reserved_special_token_903|>",
 }
-SPECIAL_AWARE = {"o200k_harmony", "qwen3_6", "deepseek_v4", "llama3", "llama4"}  # the others' references never parse special tokens from text
+SPECIAL_AWARE = {
+    "o200k_harmony",
+    "qwen3_6",
+    "deepseek_v4",
+    "llama3",
+    "llama4",
+}  # the others' references never parse special tokens from text
 
 
 def sha256_of(path: Path) -> str:
@@ -224,8 +294,12 @@ def test_decode_of_random_ids_equals_reference(registry, name):
     specials = sorted(tokenizer.special_ids)
 
     @HYPOTHESIS
-    @given(ids=st.lists(st.one_of(st.integers(0, tokenizer.vocab_size - 1).filter(tokenizer.has_id),
-                                  st.sampled_from(specials)), max_size=40))
+    @given(
+        ids=st.lists(
+            st.one_of(st.integers(0, tokenizer.vocab_size - 1).filter(tokenizer.has_id), st.sampled_from(specials)),
+            max_size=40,
+        )
+    )
     def check(ids):
         assert tokenizer.decode(ids) == reference_decode(name, ids)
 

@@ -19,15 +19,55 @@ from tests.reference import reference_ids, stdlib_texts
 
 NAMES = ["gpt2", "cl100k_base", "o200k_base"]
 FRAGMENTS = [
-    "'s", "'S", "'ll", "'LL", "'Re", "'ve", "'d", "'t", "'m", "'x", "'", " ", "  ", "\n", "\r\n", "\t", "\x0b",
-    "\x0c", "\x1c", "Hello", "WORLD", "abcDEF", "ABCdef", "I'M", "don't", "123", "12345", "!!", "//", "/\n/",
-    "...", " $", "<|endoftext|>", "<|fim_prefix|>", "    ", "\n\n\n", " \n ",
+    "'s",
+    "'S",
+    "'ll",
+    "'LL",
+    "'Re",
+    "'ve",
+    "'d",
+    "'t",
+    "'m",
+    "'x",
+    "'",
+    " ",
+    "  ",
+    "\n",
+    "\r\n",
+    "\t",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "Hello",
+    "WORLD",
+    "abcDEF",
+    "ABCdef",
+    "I'M",
+    "don't",
+    "123",
+    "12345",
+    "!!",
+    "//",
+    "/\n/",
+    "...",
+    " $",
+    "<|endoftext|>",
+    "<|fim_prefix|>",
+    "    ",
+    "\n\n\n",
+    " \n ",
 ]
-ascii_text = st.lists(
-    st.one_of(st.sampled_from(FRAGMENTS), st.characters(max_codepoint=127)), max_size=40
-).map("".join)
-LONG_RUNS = ["1" * 50_000, "a" * 50_000, " " * 50_000 + "x", "!" * 50_000, "\n" * 20_000 + " " * 20_000, "12 " * 10_000,
-             "aB" * 20_000, " '" * 20_000]
+ascii_text = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.characters(max_codepoint=127)), max_size=40).map("".join)
+LONG_RUNS = [
+    "1" * 50_000,
+    "a" * 50_000,
+    " " * 50_000 + "x",
+    "!" * 50_000,
+    "\n" * 20_000 + " " * 20_000,
+    "12 " * 10_000,
+    "aB" * 20_000,
+    " '" * 20_000,
+]
 
 
 def pattern(name: str) -> regex.Pattern:

@@ -38,7 +38,9 @@ def ours(cl100k_ranks) -> BPETokenizer:
 
 @pytest.fixture(scope="module")
 def reference(cl100k_ranks) -> tiktoken.Encoding:
-    return tiktoken.Encoding("cl100k_base", pat_str=CL100K_PATTERN, mergeable_ranks=cl100k_ranks, special_tokens=CL100K_SPECIALS)
+    return tiktoken.Encoding(
+        "cl100k_base", pat_str=CL100K_PATTERN, mergeable_ranks=cl100k_ranks, special_tokens=CL100K_SPECIALS
+    )
 
 
 @pytest.fixture(scope="module")
@@ -268,7 +270,11 @@ def test_save_load_gives_identical_behaviour(small, tmp_path):
     assert loaded.dumps() == small.dumps() == path.read_bytes()
     assert loaded.merges == small.merges and loaded.special_tokens == small.special_tokens
     assert (loaded.name, loaded.description, loaded.pattern_name, loaded.vocab_size) == (
-        small.name, small.description, small.pattern_name, small.vocab_size)
+        small.name,
+        small.description,
+        small.pattern_name,
+        small.vocab_size,
+    )
     text = (STDLIB / "argparse.py").read_text(encoding="utf-8")[:20000] + ENDOFTEXT
     for allow in (False, True):
         assert loaded.encode(text, allow_special=allow) == small.encode(text, allow_special=allow)
@@ -280,7 +286,11 @@ def test_read_header_is_cheap_and_right(small, tmp_path):
     small.save(path)
     header = read_header(path)
     assert (header.name, header.vocab_size, header.description, header.pattern_name) == (
-        "small", 600, small.description, "gpt4")
+        "small",
+        600,
+        small.description,
+        "gpt4",
+    )
 
 
 def test_permuted_bytes_and_custom_regex_survive_saving(cl100k_ranks):

@@ -106,11 +106,17 @@ def _resigned(body: bytes, version: bytes = b"v2") -> bytes:
     return b"tokenprism-bpe " + version + b"\nsha256 " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda body: body.replace(b"\n256 ", b"\nx ", 1), "not two ids and a count"),
-    (lambda body: body.replace(b"counts yes", b"counts maybe"), "counts line says 'maybe'"),
-    (lambda body: body.replace(b"\n\n", b"\n\n32 32\n", 1).replace(b"merges 50", b"merges 51"), "not two ids and a count"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda body: body.replace(b"\n256 ", b"\nx ", 1), "not two ids and a count"),
+        (lambda body: body.replace(b"counts yes", b"counts maybe"), "counts line says 'maybe'"),
+        (
+            lambda body: body.replace(b"\n\n", b"\n\n32 32\n", 1).replace(b"merges 50", b"merges 51"),
+            "not two ids and a count",
+        ),
+    ],
+)
 def test_bad_counts_are_refused_by_name(trained, change, message):
     body = trained.dumps().split(b"\n", 2)[2]
     with pytest.raises(TokenizerFileError) as error:

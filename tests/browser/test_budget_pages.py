@@ -103,11 +103,14 @@ def test_the_select_picks_the_model_priced_and_the_address_keeps_it(page):
 def test_chat_mode_prices_the_whole_prompt(page):
     page.goto("/?" + urlencode({"tokenizer": "gpt-4o", "mode": "chat", "role": "user", "content": TEXT}))
     budget = api(page, "/api/chat", {"tokenizer": "gpt-4o", "messages": [{"role": "user", "content": TEXT}]})["budget"]
-    expect(page.locator("[data-role=budget] [data-role=context-used]")).to_have_attribute("data-used", str(budget["used"]))
+    expect(page.locator("[data-role=budget] [data-role=context-used]")).to_have_attribute(
+        "data-used", str(budget["used"])
+    )
     page.locator("#content-0").press_sequentially(" Go on.", delay=40)
     grown = api(page, "/api/chat", {"tokenizer": "gpt-4o", "messages": [{"role": "user", "content": TEXT + " Go on."}]})
     expect(page.locator("[data-role=budget] [data-role=input-usd]")).to_have_attribute(
-        "data-usd", grown["budget"]["input_usd"])
+        "data-usd", grown["budget"]["input_usd"]
+    )
 
 
 def test_the_comparison_ranks_models_by_cost_and_keeps_them_while_typing(page):
@@ -118,7 +121,8 @@ def test_the_comparison_ranks_models_by_cost_and_keeps_them_while_typing(page):
     results = api(page, "/api/compare", {"tokenizers": MODELS, "text": TEXT})["results"]
     by_model = {b["model"]: b for result in results for b in result["budgets"]}
     assert [c.get_attribute("data-usd") for c in page.locator("[data-role=cost-input]").all()] == [
-        by_model[m]["input_usd"] or "" for m in ("gpt-4o-mini", "gpt-4o", "gpt-4", "llama-3.1-8b")]
+        by_model[m]["input_usd"] or "" for m in ("gpt-4o-mini", "gpt-4o", "gpt-4", "llama-3.1-8b")
+    ]
     columns = page.locator("article.column")
     assert [c.get_attribute("data-tokenizer") for c in columns.all()] == ["o200k_base", "cl100k_base", "gpt2", "llama3"]
     first = columns.first.locator("[data-role=column-cost]")
@@ -129,7 +133,8 @@ def test_the_comparison_ranks_models_by_cost_and_keeps_them_while_typing(page):
     grown = api(page, "/api/compare", {"tokenizers": MODELS, "text": TEXT + " 日本語のテキスト"})["results"]
     by_model = {b["model"]: b for result in grown for b in result["budgets"]}
     expect(page.locator("[data-role=cost-row][data-model=gpt-4] [data-role=cost-input]")).to_have_attribute(
-        "data-usd", by_model["gpt-4"]["input_usd"])
+        "data-usd", by_model["gpt-4"]["input_usd"]
+    )
     asked = query(page)["tokenizers"]  # the form posts the ticked tokenizers, then the ticked model names
     assert [name for name in asked if name in MODELS[1:]] == MODELS[1:] and "gpt2" in asked
 

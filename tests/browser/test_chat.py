@@ -33,9 +33,14 @@ def rendered(registry, tokenizer: str, messages):
 def editor(page: Page) -> list[tuple[str, str, str]]:
     """The messages as the editor holds them (name "" when the editor offers no name field)."""
     cards = page.locator("[data-role=chat-editor] [data-role=chat-message]")
-    return [(card.locator("[data-role=role]").input_value(), card.locator("[data-role=name]").input_value() if
-             card.locator("[data-role=name]").count() else "", card.locator("[data-role=content]").input_value())
-            for card in (cards.nth(i) for i in range(cards.count()))]
+    return [
+        (
+            card.locator("[data-role=role]").input_value(),
+            card.locator("[data-role=name]").input_value() if card.locator("[data-role=name]").count() else "",
+            card.locator("[data-role=content]").input_value(),
+        )
+        for card in (cards.nth(i) for i in range(cards.count()))
+    ]
 
 
 def expect_ids(scope, ids: list[int], timeout: float = 10.0) -> None:
@@ -53,16 +58,23 @@ def expect_prompt(page: Page, registry, tokenizer: str, messages) -> None:
     expect_count(page, expected.count)
     expect(page.locator("[data-role=overhead]")).to_have_text(f"{expected.overhead:,}")
     expect(page.locator("[data-role=message-counts] [data-role=message-count]")).to_have_text(
-        [f"{n:,}" for n in expected.message_counts()])
+        [f"{n:,}" for n in expected.message_counts()]
+    )
     expect(page.locator("[data-role=editor-count]")).to_have_text([f"{n:,} tokens" for n in expected.message_counts()])
 
 
-MISTRAL_CHAT = [("system", "", "Sei kurz. [INST] stays text"), ("user", "", "Wie viele Tokens? 한국어 "),
-                ("assistant", "", "Elf."), ("user", "", "Danke")]
+MISTRAL_CHAT = [
+    ("system", "", "Sei kurz. [INST] stays text"),
+    ("user", "", "Wie viele Tokens? 한국어 "),
+    ("assistant", "", "Elf."),
+    ("user", "", "Danke"),
+]
 
 
-@pytest.mark.parametrize("tokenizer", ["cl100k_base", "o200k_base", "o200k_harmony", "mistral_v1", "mistral_v3",
-                                       "mistral_tekken", "llama3", "llama4"])
+@pytest.mark.parametrize(
+    "tokenizer",
+    ["cl100k_base", "o200k_base", "o200k_harmony", "mistral_v1", "mistral_v3", "mistral_tekken", "llama3", "llama4"],
+)
 def test_chat_prompt_is_drawn_as_the_model_sees_it(page, registry, live_server, tokenizer):
     chat = MISTRAL_CHAT if tokenizer.startswith(("mistral", "llama")) else CHAT  # no names
     open_chat(page, tokenizer, chat)
@@ -78,8 +90,13 @@ def test_chat_prompt_is_drawn_as_the_model_sees_it(page, registry, live_server, 
         assert "".join(group.all_inner_texts()) == content[i]
         assert content[i].strip() in chat[i][2] or chat[i][2].strip() in content[i]
     # the page agrees with the API
-    api = page.request.post(f"{live_server}/api/chat", data={
-        "tokenizer": tokenizer, "messages": [{"role": r, "content": c, **({"name": n} if n else {})} for r, n, c in chat]})
+    api = page.request.post(
+        f"{live_server}/api/chat",
+        data={
+            "tokenizer": tokenizer,
+            "messages": [{"role": r, "content": c, **({"name": n} if n else {})} for r, n, c in chat],
+        },
+    )
     body = api.json()
     assert body["count"] == expected.count and [m["count"] for m in body["messages"]] == expected.message_counts()
 
@@ -144,7 +161,7 @@ def test_url_round_trip_and_back_button(page, registry):
 def test_hovering_a_message_lights_its_tokens(page):
     open_chat(page, "cl100k_base")
     page.locator('[data-role=message-counts] tr[data-message="1"]').hover()
-    lit = page.locator('[data-tokens] .chat-part.msg-hl')
+    lit = page.locator("[data-tokens] .chat-part.msg-hl")
     expect(lit.first).to_be_visible()
     assert set(lit.evaluate_all("els => els.map(e => e.dataset.message)")) == {"1"}
     expect(page.locator('[data-role=chat-message][data-message="1"]')).to_have_class(re.compile("msg-hl"))
@@ -209,7 +226,9 @@ def test_compare_one_chat_across_formats(page, registry):
     tokenizers = ["cl100k_base", "o200k_harmony", "gpt2"]
     open_compare_chat(page, tokenizers)
     expect_columns(page, registry, tokenizers[:2], CHAT)
-    expect(page.locator('article[data-tokenizer="gpt2"] [data-role=no-chat]')).to_contain_text("no chat format")  # issue 19: in place, no error
+    expect(page.locator('article[data-tokenizer="gpt2"] [data-role=no-chat]')).to_contain_text(
+        "no chat format"
+    )  # issue 19: in place, no error
 
     page.locator("#content-0").press("Control+End")
     page.locator("#content-0").press_sequentially(" Sehr kurz.", delay=15)

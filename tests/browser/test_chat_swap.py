@@ -42,8 +42,10 @@ class Held:
 
 
 def caret(page: Page) -> dict:
-    return page.evaluate("() => { const el = document.activeElement;"
-                         " return {id: el.id, start: el.selectionStart, end: el.selectionEnd}; }")
+    return page.evaluate(
+        "() => { const el = document.activeElement;"
+        " return {id: el.id, start: el.selectionStart, end: el.selectionEnd}; }"
+    )
 
 
 def type_at_end(page: Page, selector: str, text: str) -> None:
@@ -158,4 +160,3 @@ def test_a_field_outside_the_editor_entered_while_add_is_on_its_way_keeps_the_fo
     page.keyboard.type(" ")
     expect(page.locator("#content-2")).to_have_value("")
     assert json.loads(page.locator("#tools").input_value()) == [WEATHER]
-

@@ -59,12 +59,15 @@ def test_playground_chat_draws_the_template_prompt(page, registry, added):
     open_chat(page, "/", [("tokenizer", added)])
     expect_prompt(page, registry, added, CHAT)
     expected = rendered(registry, added, CHAT)
-    reference = transformers.PreTrainedTokenizerFast(tokenizer_object=tokenizers.Tokenizer.from_str(SMALL),
-                                                     bos_token=SMALL_BOS, eos_token=SMALL_EOS)
+    reference = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tokenizers.Tokenizer.from_str(SMALL), bos_token=SMALL_BOS, eos_token=SMALL_EOS
+    )
     listed = [{"role": r, "content": c} for r, _, c in CHAT]
-    assert drawn_ids(page) == list(reference.apply_chat_template(listed, chat_template=STYLES["llama3"],
-                                                                 add_generation_prompt=True, tokenize=True,
-                                                                 return_dict=False))
+    assert drawn_ids(page) == list(
+        reference.apply_chat_template(
+            listed, chat_template=STYLES["llama3"], add_generation_prompt=True, tokenize=True, return_dict=False
+        )
+    )
     specials = page.locator(f"{SEGMENTS}.special")
     expect(specials).to_have_count(sum(1 for p in expected.parts if p.special))
     assert "<|eot_id|>" in specials.all_inner_texts()  # typed in the system message: special, as transformers reads it
@@ -75,8 +78,13 @@ def test_playground_chat_draws_the_template_prompt(page, registry, added):
 
 
 def test_playground_keeps_a_role_only_the_template_knows(page, registry, added):
-    page.goto("/?" + urlencode([("tokenizer", added), ("mode", "chat"), ("role", "ipython"), ("name", ""),
-                                ("content", '{"t": 21}')], quote_via=quote))
+    page.goto(
+        "/?"
+        + urlencode(
+            [("tokenizer", added), ("mode", "chat"), ("role", "ipython"), ("name", ""), ("content", '{"t": 21}')],
+            quote_via=quote,
+        )
+    )
     expect(page.locator("#role-0")).to_have_value("ipython")
     expect(page.locator("[data-tokens]")).to_contain_text("ipython")
 

@@ -16,8 +16,14 @@ from playwright.sync_api import Page, expect
 from tests.browser.helpers import expect_count
 from tests.browser.test_share import share
 
-WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Weather in a city",
-                                            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Weather in a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    },
+}
 CALL_ID = "call00001"  # Mistral takes 9 letters or digits; every format takes it
 SHOTS = "/tmp/tpages-shots"
 
@@ -38,10 +44,17 @@ def chat_url(path: str, tokenizers: list[str], tools: str, cards: list[tuple[str
 
 CALLS = json.dumps([{"id": CALL_ID, "name": "get_weather", "arguments": {"city": "Paris"}}])
 CARDS = [("user", "Weather in Paris?", "", ""), ("assistant", "", CALLS, ""), ("tool", '{"temp": 21}', "", CALL_ID)]
-API_MESSAGES = [{"role": "user", "content": "Weather in Paris?"},
-                {"role": "assistant", "content": "", "tool_calls": [{"id": CALL_ID, "type": "function", "function": {
-                    "name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
-                {"role": "tool", "content": '{"temp": 21}', "tool_call_id": CALL_ID}]
+API_MESSAGES = [
+    {"role": "user", "content": "Weather in Paris?"},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"id": CALL_ID, "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+        ],
+    },
+    {"role": "tool", "content": '{"temp": 21}', "tool_call_id": CALL_ID},
+]
 
 
 def expect_chat(page: Page, api: dict) -> None:
@@ -49,7 +62,8 @@ def expect_chat(page: Page, api: dict) -> None:
     expect(page.locator("[data-role=tools-count]")).to_have_attribute("data-count", str(api["tools"]))
     expect(page.locator("[data-role=overhead]")).to_have_text(f"{api['overhead']:,}")
     expect(page.locator("[data-role=message-counts] [data-role=message-count]")).to_have_text(
-        [f"{m['count']:,}" for m in api["messages"]])
+        [f"{m['count']:,}" for m in api["messages"]]
+    )
 
 
 def test_typing_tools_checks_them_in_place_and_counts_them(page):
@@ -111,16 +125,20 @@ def test_calls_and_results_are_messages_and_a_share_keeps_them(make_page, tokeni
 def test_the_comparison_renders_the_tools_in_each_format(make_page):
     names = ["cl100k_base", "o200k_harmony", "mistral_v3", "llama3"]
     os.makedirs(SHOTS, exist_ok=True)
-    for label, options in [("wide", {}), ("phone", {"viewport": {"width": 390, "height": 844}}),
-                           ("dark", {"color_scheme": "dark"})]:
+    for label, options in [
+        ("wide", {}),
+        ("phone", {"viewport": {"width": 390, "height": 844}}),
+        ("dark", {"color_scheme": "dark"}),
+    ]:
         page = make_page(**options)
         page.goto(chat_url("/compare", names, json.dumps([WEATHER]), CARDS))
         for name in names[:3]:
             api = api_chat(page, name, API_MESSAGES)
             column = page.locator(f"article.column[data-tokenizer={name}]")
             expect_count(column, api["count"])
-            expect(page.locator(f"[data-role=chat-compare] [data-role=tools-count][data-tokenizer={name}]")).to_have_text(
-                f"{api['tools']:,}")
+            expect(
+                page.locator(f"[data-role=chat-compare] [data-role=tools-count][data-tokenizer={name}]")
+            ).to_have_text(f"{api['tools']:,}")
         expect(page.locator("article.column[data-tokenizer=llama3] [data-role=no-tools]")).to_contain_text("no tools")
         page.screenshot(path=f"{SHOTS}/compare-{label}.png", full_page=True)
         width = page.evaluate("document.documentElement.scrollWidth")
@@ -135,7 +153,9 @@ def test_the_comparison_renders_the_tools_in_each_format(make_page):
 def test_a_format_without_tools_says_so_on_the_playground(page):
     page.goto(chat_url("/", ["llama3"], json.dumps([WEATHER]), CARDS[:1]))
     expect(page.locator("#tools-status [data-role=tools-note]")).to_contain_text("llama3's chat format has no tools")
-    expect_count(page, page.request.post("/api/chat", data={"tokenizer": "llama3", "messages": API_MESSAGES[:1]}).json()["count"])
+    expect_count(
+        page, page.request.post("/api/chat", data={"tokenizer": "llama3", "messages": API_MESSAGES[:1]}).json()["count"]
+    )
 
 
 def test_without_javascript_the_form_posts_tools(make_page):

@@ -26,7 +26,9 @@ def test_chunks_toggle_marks_chunk_ends(page, registry):
     expected = [end for _, end in chunks if end < len(TEXT)]
     expect(marked).to_have_count(len(expected))
     assert [int(end) for end in marked.evaluate_all("els => els.map(e => e.dataset.end)")] == expected
-    tick = marked.first.evaluate("e => { const s = getComputedStyle(e, '::after'); return [s.content, s.position, s.width]; }")
+    tick = marked.first.evaluate(
+        "e => { const s = getComputedStyle(e, '::after'); return [s.content, s.position, s.width]; }"
+    )
     assert tick[0] == '""' and tick[1] == "absolute" and tick[2] == "3px"
 
     page.locator("label.switch", has_text="Chunks").click()

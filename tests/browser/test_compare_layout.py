@@ -13,18 +13,22 @@ from app.web.pages.compare import differing_cuts
 from tests.browser.helpers import expect_count, open_playground
 
 FOUR = ["gpt2", "cl100k_base", "o200k_base", "mistral_v1"]
-PROSE = ("The  SolidGoldMagikarp token was never trained.\n"
-         "    indented = [1275, 127, 12345]\n"
-         "Korean 한국어 and an emoji 👋🏽 cost more.\n") * 12  # every column draws all of it, and scrolls
+PROSE = (
+    "The  SolidGoldMagikarp token was never trained.\n"
+    "    indented = [1275, 127, 12345]\n"
+    "Korean 한국어 and an emoji 👋🏽 cost more.\n"
+) * 12  # every column draws all of it, and scrolls
 LINES = "def add(a, b):\n    return a + b\n\n\nprint(add(1275, 127))  # 한국어 👋\nlast line without newline"
 
 
 def compare_url(names, text, **options):
-    return "/compare?" + urlencode([*(("tokenizers", n) for n in names), ("text", text), *options.items()], quote_via=quote)
+    return "/compare?" + urlencode(
+        [*(("tokenizers", n) for n in names), ("text", text), *options.items()], quote_via=quote
+    )
 
 
 def inside(inner, outer) -> bool:
-    return (inner["y"] >= outer["y"] - 1 and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 1)
+    return inner["y"] >= outer["y"] - 1 and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 1
 
 
 def test_hovering_brings_the_covering_tokens_into_view_in_every_column(make_page):
@@ -71,8 +75,12 @@ def test_metrics_table_fits_and_rows_stay_even(make_page, width):
     last = page.locator("[data-role=metrics] thead th").last.bounding_box()
     card = page.locator("section.metrics").bounding_box()
     assert last["x"] + last["width"] <= card["x"] + card["width"]
-    tops = [round(b["y"]) for b in page.locator("article.column").evaluate_all(
-        "els => els.map(e => e.getBoundingClientRect()).map(r => ({y: r.top}))")]
+    tops = [
+        round(b["y"])
+        for b in page.locator("article.column").evaluate_all(
+            "els => els.map(e => e.getBoundingClientRect()).map(r => ({y: r.top}))"
+        )
+    ]
     rows = sorted({t: tops.count(t) for t in tops}.values(), reverse=True)
     assert rows == ([4] if width >= 1500 else [2, 2]), tops  # never 3 + 1
     assert page.evaluate("document.documentElement.scrollWidth") <= width

@@ -16,13 +16,18 @@ def names(live_server) -> list[str]:
 
 
 def test_a_foreign_page_cannot_delete_but_our_page_can(browser, live_server):
-    assert httpx.post(f"{live_server}/api/tokenizers", files={"file": ("v.bpe", BPE)},
-                      data={"name": "xsite-victim"}, timeout=60).status_code == 201
+    assert (
+        httpx.post(
+            f"{live_server}/api/tokenizers", files={"file": ("v.bpe", BPE)}, data={"name": "xsite-victim"}, timeout=60
+        ).status_code
+        == 201
+    )
     context = browser.new_context()
     try:
         foreign = context.new_page()
-        foreign.set_content(f'<form method="post" action="{live_server}/tokenizers/xsite-victim/delete">'
-                            '<button>go</button></form>')
+        foreign.set_content(
+            f'<form method="post" action="{live_server}/tokenizers/xsite-victim/delete"><button>go</button></form>'
+        )
         with foreign.expect_navigation():
             foreign.click("button")
         assert "may not change" in foreign.content() and "xsite-victim" in names(live_server)

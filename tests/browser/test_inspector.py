@@ -131,8 +131,9 @@ def test_under_trained_and_unflagged_notes(page):
     expect(page.locator("[data-role=merge-note]")).to_contain_text("special token")
 
 
-@pytest.mark.parametrize("path", ["/tokenizers/o200k_base?q=ing", "/tokenizers/gpt2/tokens/72056",
-                                  "/tokenizers/o200k_base/tokens/72056"])
+@pytest.mark.parametrize(
+    "path", ["/tokenizers/o200k_base?q=ing", "/tokenizers/gpt2/tokens/72056", "/tokenizers/o200k_base/tokens/72056"]
+)
 def test_no_horizontal_scroll_on_a_phone(make_page, path):
     page = make_page(viewport={"width": 390, "height": 844})
     page.goto(path)
@@ -167,7 +168,12 @@ def test_the_detail_card_links_each_id_to_its_inspector_page(page, registry):
 def test_the_comparison_links_to_each_column_s_tokenizer(page, registry):
     from urllib.parse import quote, urlencode
 
-    page.goto("/compare?" + urlencode([("tokenizers", "gpt2"), ("tokenizers", "o200k_base"), ("text", "SolidGoldMagikarp")], quote_via=quote))
+    page.goto(
+        "/compare?"
+        + urlencode(
+            [("tokenizers", "gpt2"), ("tokenizers", "o200k_base"), ("text", "SolidGoldMagikarp")], quote_via=quote
+        )
+    )
     for name in ("gpt2", "o200k_base"):
         token = page.locator(f'article[data-tokenizer="{name}"] .tok').first
         token.click()

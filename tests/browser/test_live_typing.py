@@ -98,7 +98,9 @@ def test_a_stale_result_is_marked_on_the_first_key_and_unmarked_when_the_newest_
     open_playground(page, "cl100k_base", "hello")
     expect_count(page, len(engine_ids(registry, "cl100k_base", "hello")))
     held, holding = [], [True]
-    page.route("**/", lambda route: held.append(route) if holding[0] and route.request.method == "POST" else route.continue_())
+    page.route(
+        "**/", lambda route: held.append(route) if holding[0] and route.request.method == "POST" else route.continue_()
+    )
     now = stale_right_after_a_key(page)
     assert now["busy"] == "true"
     assert float(now["opacity"]) < 0.7  # dimmed already: no fade-in delay
@@ -132,7 +134,9 @@ def test_a_busy_server_keeps_the_old_tokens_marked_and_the_newest_text_is_sent_a
         if route.request.method == "POST" and busy["answers"] == 0:
             busy["answers"] += 1
             body = {"error": {"code": "server_busy", "message": "every worker is busy; try again in a second"}}
-            route.fulfill(status=503, headers={"Retry-After": "1", "Content-Type": "application/json"}, body=json.dumps(body))
+            route.fulfill(
+                status=503, headers={"Retry-After": "1", "Content-Type": "application/json"}, body=json.dumps(body)
+            )
         else:
             route.continue_()
 

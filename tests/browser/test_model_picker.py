@@ -72,7 +72,9 @@ def test_prefixes_any_case_and_a_list_pick(page, registry):
     assert kinds["gpt-4o|model"] == "o200k_base" and kinds["gpt-4o-|prefix"] == "o200k_base"
     assert kinds["mistral_v1|tokenizer"] == "mistral_v1" and kinds["r50k_base|tokenizer"] == "gpt2"
     # a value picked from the list (an input event without inputType) applies at once
-    search(page).evaluate("el => { el.value = 'mistral-7b-v0.1'; el.dispatchEvent(new Event('input', {bubbles: true})); }")
+    search(page).evaluate(
+        "el => { el.value = 'mistral-7b-v0.1'; el.dispatchEvent(new Event('input', {bubbles: true})); }"
+    )
     expect(page.locator("select[name=tokenizer]")).to_have_value("mistral_v1")
     expect_count(page, len(engine_ids(registry, "mistral_v1", TEXT)))
 

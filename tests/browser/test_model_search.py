@@ -43,13 +43,16 @@ def compare_matches(page, typed: str):
     return listed(page, "[data-pick-search]")
 
 
-@pytest.mark.parametrize(("typed", "tokenizers"), [
-    ("llama", {"llama3", "llama4"}),
-    ("Llama-4", {"llama4"}),
-    ("deepseek", {"deepseek_v4"}),
-    ("qwen", {"qwen3_6"}),
-    ("Mistral-7B", {"mistral_v1", "mistral_v3"}),
-])
+@pytest.mark.parametrize(
+    ("typed", "tokenizers"),
+    [
+        ("llama", {"llama3", "llama4"}),
+        ("Llama-4", {"llama4"}),
+        ("deepseek", {"deepseek_v4"}),
+        ("qwen", {"qwen3_6"}),
+        ("Mistral-7B", {"mistral_v1", "mistral_v3"}),
+    ],
+)
 def test_both_pages_list_the_same_names_for_a_part_of_a_name(page, registry, typed, tokenizers):
     shown = playground_matches(page, typed)
     assert shown == compare_matches(page, typed)
@@ -112,5 +115,6 @@ def test_a_hub_style_id_resolves_on_the_playground(page, registry):
         expect(page.locator("select[name=tokenizer]")).to_have_value("llama3")
     else:
         expect(page.locator("[data-model-search] [data-role=picker-note]")).to_contain_text(
-            "needs the llama3 tokenizer, which tokenprism does not ship")
+            "needs the llama3 tokenizer, which tokenprism does not ship"
+        )
         expect(page.locator("select[name=tokenizer]")).to_have_value("mistral_v3")

@@ -54,9 +54,13 @@ def test_tokenizer_picker_lists_every_tokenizer_grouped_by_kind(page, registry):
     options = page.locator("select[name=tokenizer] option").evaluate_all("os => os.map(o => o.value)")
     assert sorted(options) == sorted(registry.names())
     for entry in registry.entries():
-        group = page.locator(f"select[name=tokenizer] option[value='{entry.name}']").evaluate("o => o.parentElement.label")
+        group = page.locator(f"select[name=tokenizer] option[value='{entry.name}']").evaluate(
+            "o => o.parentElement.label"
+        )
         assert entry.kind.lower() in group.lower() or (entry.kind == "bpe" and "bpe" in group.lower())
-        assert f"{entry.vocab_size:,}" in page.locator(f"select[name=tokenizer] option[value='{entry.name}']").inner_text()
+        assert (
+            f"{entry.vocab_size:,}" in page.locator(f"select[name=tokenizer] option[value='{entry.name}']").inner_text()
+        )
 
 
 @pytest.mark.parametrize("name", BUILTINS, ids=BUILTINS)
@@ -228,7 +232,12 @@ def test_decode_mode(page, registry):
     expect(page.locator("[data-role=decoded-text]")).to_have_text("Hello, world!")
     assert query(page)["mode"] == ["decode"]
     message = page.locator("[data-role=message]")
-    for bad, named in (("9906 abc 1917", "'abc'"), ("9906, 1.5", "'1.5'"), ("[9906, 1.5]", "1.5"), ("9906 99999999", "99999999")):
+    for bad, named in (
+        ("9906 abc 1917", "'abc'"),
+        ("9906, 1.5", "'1.5'"),
+        ("[9906, 1.5]", "1.5"),
+        ("9906 99999999", "99999999"),
+    ):
         ids_box.fill(bad)
         expect(message).to_contain_text(named)
         expect(message).to_contain_text("position 1")
@@ -374,7 +383,10 @@ def test_hostile_text_stays_inert(page, registry, how):
     for view in ("text", "ids", "bytes"):
         page.locator(f"label[for=view-{view}]").click()
         expect(page.locator(f"[data-tokens].view-{view}")).to_have_count(1)
-        assert page.locator("#result img, #result script, #result svg:not(.context-bar), main img, main script").count() == 0
+        assert (
+            page.locator("#result img, #result script, #result svg:not(.context-bar), main img, main script").count()
+            == 0
+        )
     page.locator("label[for=view-text]").click()
     expect(page.locator("[data-tokens].view-text")).to_have_count(1)
     shown = page.locator("[data-tokens]").inner_text()
@@ -384,7 +396,12 @@ def test_hostile_text_stays_inert(page, registry, how):
     page.wait_for_timeout(200)
     assert page.dialogs == []
     sources = page.locator("script").evaluate_all("els => els.map(e => e.src ? new URL(e.src).pathname : 'inline')")
-    assert sources == [f"/static/{htmx_path()}", "/static/js/app.js", "/static/js/live.js", "/static/js/share.js"]  # nothing else
+    assert sources == [
+        f"/static/{htmx_path()}",
+        "/static/js/app.js",
+        "/static/js/live.js",
+        "/static/js/share.js",
+    ]  # nothing else
 
 
 def test_security_headers_and_no_csp_violations(page):
@@ -401,7 +418,9 @@ def test_security_headers_and_no_csp_violations(page):
 
 def test_accessible_labels_on_every_control(page):
     page.goto("/")
-    controls = page.locator("main select, main textarea, main input:not([type=hidden]), main button")  # a hidden field is no control
+    controls = page.locator(
+        "main select, main textarea, main input:not([type=hidden]), main button"
+    )  # a hidden field is no control
     for i in range(controls.count()):
         control = controls.nth(i)
         name = control.evaluate(

@@ -22,11 +22,16 @@ def test_counts_have_thousands_separators_on_both_pages(page, registry):
     expect_count(page, count)
     playground = page.locator("[data-role=token-count]").inner_text()
     expect(page.locator("[data-role=char-count]")).to_have_text(f"{len(LONG):,}")
-    page.goto("/compare?" + urlencode([("tokenizers", "cl100k_base"), ("tokenizers", "gpt2"), ("text", LONG)], quote_via=quote))
+    page.goto(
+        "/compare?"
+        + urlencode([("tokenizers", "cl100k_base"), ("tokenizers", "gpt2"), ("text", LONG)], quote_via=quote)
+    )
     column = page.locator('article[data-tokenizer="cl100k_base"]')
     expect_count(column, count)
     assert column.locator("[data-role=token-count]").inner_text() == playground == f"{count:,}"
-    expect(page.locator('[data-role=metrics] tr[data-tokenizer="cl100k_base"] [data-role=metric-tokens]')).to_have_text(playground)
+    expect(page.locator('[data-role=metrics] tr[data-tokenizer="cl100k_base"] [data-role=metric-tokens]')).to_have_text(
+        playground
+    )
 
 
 def test_a_result_waiting_for_its_answer_is_marked_busy(page, registry):
@@ -74,7 +79,9 @@ def test_skip_link_reaches_the_tokens(page, registry):
     page.keyboard.press("Enter")
     page.keyboard.press("Tab")
     expect(page.locator(":focus")).to_have_class(re.compile(r"\btok\b"))
-    assert page.evaluate("document.activeElement.dataset.id") == str(engine_ids(registry, "cl100k_base", "Skip here")[0])
+    assert page.evaluate("document.activeElement.dataset.id") == str(
+        engine_ids(registry, "cl100k_base", "Skip here")[0]
+    )
 
 
 def test_docs_lead_back_to_the_app_and_follow_dark_mode(make_page):
@@ -90,7 +97,9 @@ def test_docs_lead_back_to_the_app_and_follow_dark_mode(make_page):
     expect(page).to_have_url(re.compile(r"/compare$"))
 
 
-@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}], ids=["desktop", "phone"])
+@pytest.mark.parametrize(
+    "viewport", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}], ids=["desktop", "phone"]
+)
 def test_token_detail_shows_where_the_eye_is(make_page, viewport):
     page = make_page(viewport=viewport)
     open_playground(page, "cl100k_base", LONG)

@@ -39,7 +39,9 @@ def listed_ids(scope) -> list[int]:
 
 
 def open_compare(page, names, text="", **params):
-    page.goto("/compare?" + urlencode([*(("tokenizers", n) for n in names), ("text", text), *params.items()], quote_via=quote))
+    page.goto(
+        "/compare?" + urlencode([*(("tokenizers", n) for n in names), ("text", text), *params.items()], quote_via=quote)
+    )
 
 
 def test_a_50kb_playground_text_reopens_in_a_fresh_context(make_page, registry):
@@ -71,8 +73,11 @@ def test_a_50kb_comparison_reopens_with_its_tokenizers_and_options(make_page, re
     open_compare(first, names, "", ws="1")
     paste(first, TEXT_50K)
     for name in names:
-        expect_count(first.locator(f"article.column[data-tokenizer='{name}']"), len(engine_ids(registry, name, TEXT_50K)),
-                     timeout=20_000)
+        expect_count(
+            first.locator(f"article.column[data-tokenizer='{name}']"),
+            len(engine_ids(registry, name, TEXT_50K)),
+            timeout=20_000,
+        )
     link = share(first)
     assert SHARED.fullmatch(link), link
 
@@ -108,8 +113,11 @@ def test_without_a_clipboard_the_link_is_selected_with_a_hint(make_page, registr
     page.add_init_script("Object.defineProperty(Navigator.prototype, 'clipboard', {get: () => undefined})")
     open_compare(page, ["gpt2", "cl100k_base"], "")
     paste(page, TEXT_50K)
-    expect_count(page.locator("article.column[data-tokenizer='gpt2']"), len(engine_ids(registry, "gpt2", TEXT_50K)),
-                 timeout=20_000)
+    expect_count(
+        page.locator("article.column[data-tokenizer='gpt2']"),
+        len(engine_ids(registry, "gpt2", TEXT_50K)),
+        timeout=20_000,
+    )
     bar(page).get_by_role("button", name="Copy link").click()
     link = bar(page).locator("[data-share-link]")
     expect(link).to_be_visible()

@@ -79,16 +79,27 @@ def _hf_reference(kind: str):
         library = Tokenizer.from_str(trained_json(kind))
         library.encode_special_tokens = True
         return library.encode(text).ids
+
     return ids
 
 
 PAGE_UPLOADS = {  # upload -> (file name, file bytes, form fields, the reference ids of a text)
-    **{f"hf-{kind}": ("tokenizer.json", lambda kind=kind: trained_json(kind).encode(), {}, _hf_reference(kind))
-       for kind in ("byte_level", "wordpiece", "unigram")},
-    "tiktoken": ("ranks.tiktoken", lambda: gzip.decompress((TOKENIZER_DIR / "cl100k_base.tiktoken.gz").read_bytes()),
-                 {"#pattern": "gpt4"}, lambda text: reference_ids("cl100k_base", text)),
-    "sentencepiece": ("mistral.model", lambda: (TOKENIZER_DIR / "mistral-7b-v0.1.model").read_bytes(), {},
-                      lambda text: reference_ids("mistral_v1", text)),
+    **{
+        f"hf-{kind}": ("tokenizer.json", lambda kind=kind: trained_json(kind).encode(), {}, _hf_reference(kind))
+        for kind in ("byte_level", "wordpiece", "unigram")
+    },
+    "tiktoken": (
+        "ranks.tiktoken",
+        lambda: gzip.decompress((TOKENIZER_DIR / "cl100k_base.tiktoken.gz").read_bytes()),
+        {"#pattern": "gpt4"},
+        lambda text: reference_ids("cl100k_base", text),
+    ),
+    "sentencepiece": (
+        "mistral.model",
+        lambda: (TOKENIZER_DIR / "mistral-7b-v0.1.model").read_bytes(),
+        {},
+        lambda text: reference_ids("mistral_v1", text),
+    ),
 }
 
 

@@ -24,7 +24,9 @@ def trained(data_dir, tmp_path):
     env = {**os.environ, "TOKENPRISM_DATA_DIR": str(data_dir)}
     subprocess.run(
         [sys.executable, "-m", "app.cli", "train", "--name", NAME, "--vocab-size", "300", "--force", str(corpus)],
-        check=True, env=env, capture_output=True,
+        check=True,
+        env=env,
+        capture_output=True,
     )
     path = data_dir / "tokenizers" / f"{NAME}.bpe"
     assert path.is_file()

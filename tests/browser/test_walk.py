@@ -122,10 +122,17 @@ NEXT_LINE = """(tok) => {
 
 
 def overlaps(a, b) -> bool:
-    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
 
 
-@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}], ids=["desktop", "phone"])
+@pytest.mark.parametrize(
+    "viewport", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}], ids=["desktop", "phone"]
+)
 def test_the_detail_card_covers_neither_its_token_nor_the_next_line(make_page, viewport):
     page = make_page(viewport=viewport)
     open_playground(page, "cl100k_base", "Tokenizers cut text into pieces; every piece costs. " * 60)
@@ -164,8 +171,16 @@ def test_a_long_text_draws_at_most_the_limit_and_says_so(page, registry, setting
 
 def test_errors_speak_the_page_s_words(page, tmp_path):
     # the chat editor numbers its messages from 1 and calls "name" a field
-    pairs = [("tokenizer", "mistral_v1"), ("mode", "chat"), ("role", "user"), ("name", ""), ("content", "hi"),
-             ("role", "assistant"), ("name", "bot"), ("content", "hello")]
+    pairs = [
+        ("tokenizer", "mistral_v1"),
+        ("mode", "chat"),
+        ("role", "user"),
+        ("name", ""),
+        ("content", "hi"),
+        ("role", "assistant"),
+        ("name", "bot"),
+        ("content", "hello"),
+    ]
     page.goto("/?" + urlencode(pairs, quote_via=quote))
     message = page.locator("#result [data-role=message]")
     expect(message).to_contain_text("Message 2 has a name")
@@ -215,7 +230,10 @@ def test_the_training_preview_counts_files_and_the_job_page_has_one_time(page, t
         page.click("[data-role=start]")
         expect(page.locator("[data-role=job-status]")).to_have_text("done", timeout=60_000)
         expect(page.locator("[data-role=summary]")).to_be_visible()
-        assert page.locator("[data-role=job-time]").inner_text().split()[0] == page.locator("[data-role=progress-time]").inner_text()
+        assert (
+            page.locator("[data-role=job-time]").inner_text().split()[0]
+            == page.locator("[data-role=progress-time]").inner_text()
+        )
     finally:
         page.request.delete("/api/tokenizers/walk-files")
 

@@ -11,8 +11,17 @@ import json
 from hypothesis import strategies as st
 
 BOS, EOS = "<s>", "</s>"
-SPECIALS = [BOS, EOS, "<|im_start|>", "<|im_end|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>",
-            "<|eom_id|>", "<|python_tag|>"]
+SPECIALS = [
+    BOS,
+    EOS,
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|start_header_id|>",
+    "<|end_header_id|>",
+    "<|eot_id|>",
+    "<|eom_id|>",
+    "<|python_tag|>",
+]
 ADDED = ["<tool_call>", "</tool_call>", "<tools>", "</tools>", "<tool_response>", "</tool_response>"]
 
 LLAMA31_STYLE = """{{- bos_token }}
@@ -136,14 +145,26 @@ def tokenizer_json() -> str:
     return library.to_str()
 
 
-text = st.one_of(st.text(max_size=20), st.sampled_from(
-    ["", " hi ", "\n", "<|eot_id|>", '{"a": 1}', "<b>&</b>", "👋🏽 café", "{{ 1 }}", "x\ty", '"quoted"']))
-schemas = st.one_of(st.none(), st.fixed_dictionaries({
-    "type": st.just("object"),
-    "properties": st.dictionaries(st.sampled_from(["city", "unit", "q", "ünï"]),
-                                  st.fixed_dictionaries({"type": st.sampled_from(["string", "integer"]),
-                                                         "description": text}), max_size=3),
-    "required": st.lists(st.sampled_from(["city", "q"]), max_size=2, unique=True)}))
+text = st.one_of(
+    st.text(max_size=20),
+    st.sampled_from(
+        ["", " hi ", "\n", "<|eot_id|>", '{"a": 1}', "<b>&</b>", "👋🏽 café", "{{ 1 }}", "x\ty", '"quoted"']
+    ),
+)
+schemas = st.one_of(
+    st.none(),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("object"),
+            "properties": st.dictionaries(
+                st.sampled_from(["city", "unit", "q", "ünï"]),
+                st.fixed_dictionaries({"type": st.sampled_from(["string", "integer"]), "description": text}),
+                max_size=3,
+            ),
+            "required": st.lists(st.sampled_from(["city", "q"]), max_size=2, unique=True),
+        }
+    ),
+)
 NAMES = ["get_weather", "search", "lookup-2", "x"]
 
 
@@ -159,8 +180,11 @@ def tool_lists(draw) -> list[dict]:
             function["parameters"] = parameters
         if draw(st.booleans()):  # OpenAI's `strict`, and keys in another order: a template sees the tool as sent
             function = {"strict": draw(st.booleans()), **dict(reversed(function.items()))}
-        tools.append({"type": "function", "function": function} if draw(st.booleans())
-                     else {"function": function, "type": "function"})
+        tools.append(
+            {"type": "function", "function": function}
+            if draw(st.booleans())
+            else {"function": function, "type": "function"}
+        )
     return tools
 
 
@@ -180,11 +204,14 @@ def tool_chats(draw) -> tuple[list[dict], list[dict]]:
         made = []
         for name in draw(st.lists(st.sampled_from(names), min_size=1, max_size=2)):
             calls += 1
-            arguments = json.dumps(draw(st.dictionaries(st.sampled_from(["city", "q"]), text, max_size=2)),
-                                   ensure_ascii=draw(st.booleans()))
+            arguments = json.dumps(
+                draw(st.dictionaries(st.sampled_from(["city", "q"]), text, max_size=2)),
+                ensure_ascii=draw(st.booleans()),
+            )
             made.append({"id": f"call{calls}", "type": "function", "function": {"name": name, "arguments": arguments}})
-        messages.append({"role": "assistant", "content": draw(st.one_of(st.none(), text.filter(bool))),
-                         "tool_calls": made})
+        messages.append(
+            {"role": "assistant", "content": draw(st.one_of(st.none(), text.filter(bool))), "tool_calls": made}
+        )
         for call in made:
             result = {"role": "tool", "tool_call_id": call["id"], "content": draw(text)}
             if draw(st.booleans()):

@@ -19,16 +19,28 @@ from app.errors import InvalidInput
 
 CASES = json.loads((Path(__file__).parent / "chatml_tool_cases.json").read_text(encoding="utf-8"))
 PUBLISHED = [(name, index) for name in ("cl100k_base", "o200k_base") for index in range(len(CASES[name]["cases"]))]
-WEATHER = Tool("get_weather", "Weather in a city", {"type": "object", "required": ["city"], "properties": {
-    "city": {"type": "string", "description": "The city"}, "unit": {"type": "string", "enum": ["c", "f"]}}})
+WEATHER = Tool(
+    "get_weather",
+    "Weather in a city",
+    {
+        "type": "object",
+        "required": ["city"],
+        "properties": {
+            "city": {"type": "string", "description": "The city"},
+            "unit": {"type": "string", "enum": ["c", "f"]},
+        },
+    },
+)
 
 
 def request(case: dict) -> tuple[list[ChatMessage], tuple[Tool, ...], str | None]:
     """A published request (OpenAI's legacy shape) as our chat types and a tool_choice."""
     messages = []
     for position, m in enumerate(case["messages"]):
-        calls = tuple(ToolCall(f"call_{position}", c["name"], c.get("arguments", ""))
-                      for c in ([m["function_call"]] if "function_call" in m else []))
+        calls = tuple(
+            ToolCall(f"call_{position}", c["name"], c.get("arguments", ""))
+            for c in ([m["function_call"]] if "function_call" in m else [])
+        )
         messages.append(ChatMessage(m["role"], m.get("content") or "", m.get("name"), calls))
     tools = tuple(Tool(f["name"], f.get("description"), f.get("parameters")) for f in case.get("functions", ()))
     choice = case.get("function_call")
@@ -136,7 +148,7 @@ def test_tool_choice_rules(registry):
 @pytest.mark.parametrize("name", ["", None])
 def test_a_function_message_without_a_name_is_refused_saying_what_to_add(registry, name):
     chat = [ChatMessage("user", "hi"), ChatMessage("function", "{}", name)]
-    with pytest.raises(InvalidInput, match='message 1 has role function but no name.*add it'):
+    with pytest.raises(InvalidInput, match="message 1 has role function but no name.*add it"):
         render(registry.get("cl100k_base"), chat)
 
 
@@ -160,8 +172,13 @@ def test_a_text_chat_renders_as_before(registry, name):
     def check(messages):
         expected = []
         for m in messages:
-            expected += [start, *tokenizer.encode(m.role if m.name is None else f"{m.role}:{m.name}"), sep,
-                         *tokenizer.encode(m.content), end]
+            expected += [
+                start,
+                *tokenizer.encode(m.role if m.name is None else f"{m.role}:{m.name}"),
+                sep,
+                *tokenizer.encode(m.content),
+                end,
+            ]
         rendered = render(tokenizer, messages)
         assert rendered.ids == expected + [start, *tokenizer.encode("assistant"), sep]
         assert rendered.tools_count == 0

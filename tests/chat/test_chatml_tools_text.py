@@ -16,17 +16,22 @@ EVERY_TYPE = {
     "required": ["name", "tags"],
     "properties": {
         "name": {"type": "string", "description": "Who"},
-        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b \"c\""]}},
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", 'b "c"']}},
         "size": {"type": "integer", "enum": [1, 2.5, 1e21]},
         "ratio": {"type": "number", "minimum": 0},
         "ok": {"type": "boolean"},
         "none": {"type": "null"},
         "any": {"type": "array"},
         "either": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "Or nothing"},
-        "nested": {"type": "object", "description": "Deep", "required": ["x"], "properties": {
-            "x": {"type": "number", "description": "not written below the top"},
-            "rows": {"type": "array", "items": {"type": "object", "properties": {"y": {"type": "boolean"}}}},
-        }},
+        "nested": {
+            "type": "object",
+            "description": "Deep",
+            "required": ["x"],
+            "properties": {
+                "x": {"type": "number", "description": "not written below the top"},
+                "rows": {"type": "array", "items": {"type": "object", "properties": {"y": {"type": "boolean"}}}},
+            },
+        },
         "odd": {"type": ["string", "null"]},
     },
 }
@@ -77,32 +82,69 @@ def test_keys_come_in_javascripts_order():
     assert js_json({"b": 1, "1": [True, None, "é"]}) == '{"1":[true,null,"é"],"b":1}'
 
 
-@pytest.mark.parametrize("value, spelt", [
-    (0, "0"), (-0.0, "0"), (7, "7"), (1.0, "1"), (1.5, "1.5"), (-2.25, "-2.25"), (100.0, "100"), (0.1, "0.1"),
-    (1e-6, "0.000001"), (1e-7, "1e-7"), (1.5e-7, "1.5e-7"), (1e20, "100000000000000000000"), (1e21, "1e+21"),
-    (1.25e22, "1.25e+22"), (2**53, "9007199254740992"), (2**53 + 1, "9007199254740992"), (10**400, "Infinity"),
-    (float("nan"), "NaN"), (-float("inf"), "-Infinity"),
-])
+@pytest.mark.parametrize(
+    "value, spelt",
+    [
+        (0, "0"),
+        (-0.0, "0"),
+        (7, "7"),
+        (1.0, "1"),
+        (1.5, "1.5"),
+        (-2.25, "-2.25"),
+        (100.0, "100"),
+        (0.1, "0.1"),
+        (1e-6, "0.000001"),
+        (1e-7, "1e-7"),
+        (1.5e-7, "1.5e-7"),
+        (1e20, "100000000000000000000"),
+        (1e21, "1e+21"),
+        (1.25e22, "1.25e+22"),
+        (2**53, "9007199254740992"),
+        (2**53 + 1, "9007199254740992"),
+        (10**400, "Infinity"),
+        (float("nan"), "NaN"),
+        (-float("inf"), "-Infinity"),
+    ],
+)
 def test_numbers_are_spelt_as_javascript_spells_them(value, spelt):
     assert js_number(value) == spelt
 
 
 def test_values_in_templates_and_json_are_spelt_as_javascript_does():
-    assert [js_string(v) for v in ("x", True, None, [1, None, "a"], {"k": 1})] == ["x", "true", "null", "1,,a",
-                                                                                   "[object Object]"]
-    assert js_json(float("inf")) == "null" and js_json("a\n\"b\"") == '"a\\n\\"b\\""'
+    assert [js_string(v) for v in ("x", True, None, [1, None, "a"], {"k": 1})] == [
+        "x",
+        "true",
+        "null",
+        "1,,a",
+        "[object Object]",
+    ]
+    assert js_json(float("inf")) == "null" and js_json('a\n"b"') == '"a\\n\\"b\\""'
 
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5)
-                    | st.sampled_from(["object", "array", "string", "number", "anyOf", "properties", "items"]),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
-                        st.sampled_from(["type", "properties", "items", "anyOf", "enum", "required", "description",
-                                         "0", "x"]), inner, max_size=4), max_leaves=20)
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=5)
+    | st.sampled_from(["object", "array", "string", "number", "anyOf", "properties", "items"]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["type", "properties", "items", "anyOf", "enum", "required", "description", "0", "x"]),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=20,
+)
 
 
 @settings(max_examples=300, deadline=None, database=None)
-@given(parameters=st.dictionaries(st.sampled_from(["type", "properties", "required"]), JSON, max_size=3),
-       description=st.one_of(st.none(), st.text(max_size=5)))
+@given(
+    parameters=st.dictionaries(st.sampled_from(["type", "properties", "required"]), JSON, max_size=3),
+    description=st.one_of(st.none(), st.text(max_size=5)),
+)
 def test_any_json_schema_is_written_without_an_error(parameters, description):
     text = namespace_text((Tool("f", description, parameters),))
     assert text.startswith("namespace functions {\n\n") and text.endswith("\n} // namespace functions")

@@ -14,16 +14,36 @@ from app.errors import InvalidInput
 from tests.reference import llama_chat_ids
 
 LLAMAS = ["llama3", "llama4"]
-HYPOTHESIS = settings(max_examples=150, deadline=None, database=None,
-                      suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+HYPOTHESIS = settings(
+    max_examples=150,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 content = st.one_of(
     st.text(max_size=60),
-    st.sampled_from(["", " ", "\n\n", "  x  \n", "<|begin_of_text|>", "<|start_header_id|>user<|end_header_id|>",
-                     "<|eot_id|>", "<|header_start|>assistant<|header_end|>\n\n", "<|eot|><|eom|>", "👋🏽 한국어 café",
-                     "naïve\u0301", "1234567 89", "'s 'll", "\t\t\n"]),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "\n\n",
+            "  x  \n",
+            "<|begin_of_text|>",
+            "<|start_header_id|>user<|end_header_id|>",
+            "<|eot_id|>",
+            "<|header_start|>assistant<|header_end|>\n\n",
+            "<|eot|><|eom|>",
+            "👋🏽 한국어 café",
+            "naïve\u0301",
+            "1234567 89",
+            "'s 'll",
+            "\t\t\n",
+        ]
+    ),
 )
-chats = st.lists(st.builds(ChatMessage, st.sampled_from(["system", "user", "assistant"]), content),
-                 min_size=1, max_size=7)
+chats = st.lists(
+    st.builds(ChatMessage, st.sampled_from(["system", "user", "assistant"]), content), min_size=1, max_size=7
+)
 
 
 @pytest.mark.parametrize("name", LLAMAS)
@@ -49,29 +69,46 @@ def priming(rendered) -> list[int]:
     return [i for part in rendered.parts if part.message is None for i in part.ids]
 
 
-WORKED = [ChatMessage("system", "Be brief."), ChatMessage("user", "Hi <|eot_id|> there"),
-          ChatMessage("assistant", "Hello!"), ChatMessage("user", "Bye")]
+WORKED = [
+    ChatMessage("system", "Be brief."),
+    ChatMessage("user", "Hi <|eot_id|> there"),
+    ChatMessage("assistant", "Hello!"),
+    ChatMessage("user", "Bye"),
+]
 
 
-@pytest.mark.parametrize("name, text", [
-    ("llama3", "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>"
-               "<|start_header_id|>user<|end_header_id|>\n\nHi <|eot_id|> there<|eot_id|>"
-               "<|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|>"
-               "<|start_header_id|>user<|end_header_id|>\n\nBye<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
-    ("llama4", "<|begin_of_text|><|header_start|>system<|header_end|>\n\nBe brief.<|eot|>"
-               "<|header_start|>user<|header_end|>\n\nHi <|eot_id|> there<|eot|>"
-               "<|header_start|>assistant<|header_end|>\n\nHello!<|eot|>"
-               "<|header_start|>user<|header_end|>\n\nBye<|eot|><|header_start|>assistant<|header_end|>\n\n"),
-])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        (
+            "llama3",
+            "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>"
+            "<|start_header_id|>user<|end_header_id|>\n\nHi <|eot_id|> there<|eot_id|>"
+            "<|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|>"
+            "<|start_header_id|>user<|end_header_id|>\n\nBye<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
+        ),
+        (
+            "llama4",
+            "<|begin_of_text|><|header_start|>system<|header_end|>\n\nBe brief.<|eot|>"
+            "<|header_start|>user<|header_end|>\n\nHi <|eot_id|> there<|eot|>"
+            "<|header_start|>assistant<|header_end|>\n\nHello!<|eot|>"
+            "<|header_start|>user<|header_end|>\n\nBye<|eot|><|header_start|>assistant<|header_end|>\n\n",
+        ),
+    ],
+)
 def test_worked_example(registry, name, text):
     tokenizer = registry.get(name)
     rendered = render(tokenizer, WORKED)
     assert rendered.text == text and rendered.ids == llama_chat_ids(name, WORKED)
     assert formats_for(name) == [name] and DEFAULT_FORMAT[name] == name
     specials = [t.id for t in rendered.tokens() if t.special]
-    begin, start, end, eot = (tokenizer.special_tokens[s] for s in {
-        "llama3": ("<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"),
-        "llama4": ("<|begin_of_text|>", "<|header_start|>", "<|header_end|>", "<|eot|>")}[name])
+    begin, start, end, eot = (
+        tokenizer.special_tokens[s]
+        for s in {
+            "llama3": ("<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"),
+            "llama4": ("<|begin_of_text|>", "<|header_start|>", "<|header_end|>", "<|eot|>"),
+        }[name]
+    )
     assert specials == [begin] + [start, end, eot] * 4 + [start, end]
     # per message: its header (start, role, end, "\n\n") + content + end of turn; <|begin_of_text|> is the first's
     content = [len(tokenizer.encode(m.content)) for m in WORKED]
@@ -85,11 +122,14 @@ def test_long_content_equals_llama_models(registry, name):
     assert render(registry.get(name), messages).ids == llama_chat_ids(name, messages)
 
 
-@pytest.mark.parametrize("messages, words", [
-    ([ChatMessage("user", "hi", name="ada")], "no names"),
-    ([ChatMessage("tool", "{}")], "use one of system, user, assistant"),
-    ([ChatMessage("developer", "hi")], "use one of system, user, assistant"),
-])
+@pytest.mark.parametrize(
+    "messages, words",
+    [
+        ([ChatMessage("user", "hi", name="ada")], "no names"),
+        ([ChatMessage("tool", "{}")], "use one of system, user, assistant"),
+        ([ChatMessage("developer", "hi")], "use one of system, user, assistant"),
+    ],
+)
 @pytest.mark.parametrize("name", LLAMAS)
 def test_refusals_say_what_to_do(registry, name, messages, words):
     with pytest.raises(InvalidInput) as raised:

@@ -15,12 +15,30 @@ from app.chat.messages import ChatMessage
 from tests.reference import mistral_chat_ids
 
 MISTRALS = ["mistral_v1", "mistral_v3", "mistral_tekken"]
-HYPOTHESIS = settings(max_examples=150, deadline=None, database=None,
-                      suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+HYPOTHESIS = settings(
+    max_examples=150,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 content = st.one_of(
     st.text(max_size=60),
-    st.sampled_from(["", " ", "  x  ", "\n\n", "[INST]", "[/INST] <s></s>", "▁Hi▁", "👋🏽 한국어 café", " lead", "trail ",
-                     "<|im_start|>", "1234 5678"]),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "  x  ",
+            "\n\n",
+            "[INST]",
+            "[/INST] <s></s>",
+            "▁Hi▁",
+            "👋🏽 한국어 café",
+            " lead",
+            "trail ",
+            "<|im_start|>",
+            "1234 5678",
+        ]
+    ),
 )
 
 
@@ -68,15 +86,25 @@ def test_ids_equal_mistral_common_or_both_refuse(registry, name):
     check()
 
 
-WORKED = [ChatMessage("system", "Be brief."), ChatMessage("user", "Hi there"), ChatMessage("assistant", "Hello!"),
-          ChatMessage("user", "Bye")]
+WORKED = [
+    ChatMessage("system", "Be brief."),
+    ChatMessage("user", "Hi there"),
+    ChatMessage("assistant", "Hello!"),
+    ChatMessage("user", "Bye"),
+]
 
 
-@pytest.mark.parametrize("name, text", [
-    ("mistral_v1", "<s>[INST] Be brief.\n\nHi there [/INST]Hello!</s>[INST] Bye [/INST]"),  # system on the first turn
-    ("mistral_v3", "<s>[INST]Hi there[/INST]Hello!</s>[INST]Be brief.\n\nBye[/INST]"),  # on the last
-    ("mistral_tekken", "<s>[INST]Hi there[/INST]Hello!</s>[INST]Be brief.\n\nBye[/INST]"),
-])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        (
+            "mistral_v1",
+            "<s>[INST] Be brief.\n\nHi there [/INST]Hello!</s>[INST] Bye [/INST]",
+        ),  # system on the first turn
+        ("mistral_v3", "<s>[INST]Hi there[/INST]Hello!</s>[INST]Be brief.\n\nBye[/INST]"),  # on the last
+        ("mistral_tekken", "<s>[INST]Hi there[/INST]Hello!</s>[INST]Be brief.\n\nBye[/INST]"),
+    ],
+)
 def test_worked_example(registry, name, text):
     rendered = render(registry.get(name), WORKED)
     assert rendered.text == text and rendered.ids == mistral_chat_ids(name, WORKED)
@@ -86,15 +114,25 @@ def test_worked_example(registry, name, text):
     assert rendered.message_counts()[0] > 0 and rendered.overhead < rendered.count
 
 
-@pytest.mark.parametrize("messages, words", [
-    ([ChatMessage("user", "hi", name="ada")], "no names"),
-    ([ChatMessage("assistant", "hi")], "starts with a user or system"),
-    ([ChatMessage("user", "hi"), ChatMessage("assistant", "yo")], "ends with a user message"),
-    ([ChatMessage("user", "hi"), ChatMessage("assistant", ""), ChatMessage("user", "x")], "empty assistant"),
-    ([ChatMessage("user", "hi"), ChatMessage("assistant", "a"), ChatMessage("system", "s"), ChatMessage("user", "x")],
-     "system message right after an assistant"),
-    ([ChatMessage("developer", "hi")], "use one of system, user, assistant"),
-])
+@pytest.mark.parametrize(
+    "messages, words",
+    [
+        ([ChatMessage("user", "hi", name="ada")], "no names"),
+        ([ChatMessage("assistant", "hi")], "starts with a user or system"),
+        ([ChatMessage("user", "hi"), ChatMessage("assistant", "yo")], "ends with a user message"),
+        ([ChatMessage("user", "hi"), ChatMessage("assistant", ""), ChatMessage("user", "x")], "empty assistant"),
+        (
+            [
+                ChatMessage("user", "hi"),
+                ChatMessage("assistant", "a"),
+                ChatMessage("system", "s"),
+                ChatMessage("user", "x"),
+            ],
+            "system message right after an assistant",
+        ),
+        ([ChatMessage("developer", "hi")], "use one of system, user, assistant"),
+    ],
+)
 @pytest.mark.parametrize("name", MISTRALS)
 def test_refusals_say_what_to_do(registry, name, messages, words):
     with pytest.raises(InvalidInput) as raised:

@@ -18,8 +18,12 @@ from app.errors import InvalidInput
 from tests.reference import mistral_chat_reference
 
 TOOLED = ["mistral_v3", "mistral_tekken"]
-HYPOTHESIS = settings(max_examples=300, deadline=None, database=None,
-                      suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+HYPOTHESIS = settings(
+    max_examples=300,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 def openai_rows(messages, tools):
@@ -28,8 +32,10 @@ def openai_rows(messages, tools):
     for m in messages:
         row = {"role": m.role, "content": m.content}
         if m.tool_calls:
-            row["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                                 for c in m.tool_calls]
+            row["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in m.tool_calls
+            ]
             row["content"] = m.content or None
         if m.role == "tool":
             row["tool_call_id"] = m.tool_call_id
@@ -38,8 +44,10 @@ def openai_rows(messages, tools):
         elif m.name is not None:
             row["name"] = m.name
         rows.append(row)
-    listed = [{"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
-              for t in tools]
+    listed = [
+        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        for t in tools
+    ]
     return rows, listed
 
 
@@ -57,60 +65,105 @@ def reference(name, messages, tools):
         return error
 
 
-
-
 def mostly(good, bad):
     """`good`, one time in twenty `bad`."""
     return st.integers(0, 19).flatmap(lambda n: bad if n == 0 else good)
 
 
 NAMES = ["get_weather", "search", "send-mail", "f"]
-call_ids = mostly(st.sampled_from(["abcDEF123", "000000000", "Zz9Zz9Zz9", "q1w2e3r4t"]),
-                  st.sampled_from(["", "null", "abc", "call_abc123", "abcDEF12!", "abcDEF123\n"]))
-text = st.one_of(st.text(max_size=30), st.sampled_from(["", "[INST]", "[TOOL_CALLS] x", "é \"quoted\" \\ 👋🏽", " "]))
+call_ids = mostly(
+    st.sampled_from(["abcDEF123", "000000000", "Zz9Zz9Zz9", "q1w2e3r4t"]),
+    st.sampled_from(["", "null", "abc", "call_abc123", "abcDEF12!", "abcDEF123\n"]),
+)
+text = st.one_of(st.text(max_size=30), st.sampled_from(["", "[INST]", "[TOOL_CALLS] x", 'é "quoted" \\ 👋🏽', " "]))
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False, width=32) | text,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3), max_leaves=8)
+    st.none() | st.booleans() | st.integers(-(10**20), 10**20) | st.floats(allow_nan=False, width=32) | text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
+    max_leaves=8,
+)
 json_texts = st.one_of(
     json_values.map(lambda v: json.dumps(v, ensure_ascii=False)),
     json_values.map(lambda v: json.dumps(v, indent=1)),  # spaces and \uXXXX escapes mistral-common re-serialises
     text,  # mostly not JSON: written as a JSON string
 )
-properties = st.dictionaries(st.sampled_from(["city", "unit", "q", "días", "n"]), st.fixed_dictionaries(
-    {"type": st.sampled_from(["string", "integer", "number", "boolean"])},
-    optional={"description": text, "enum": st.lists(st.text(max_size=5), max_size=3), "minimum": st.integers(0, 9)}),
-    max_size=3)
-good_schemas = st.builds(lambda p, r: {"type": "object", "properties": p, **({"required": sorted(p)[:1]} if r else {})},
-                         properties, st.booleans())
-bad_schemas = st.sampled_from([
-    {"type": "strnig"}, {"type": []}, {"type": ["string", "string"]}, {"required": "city"}, {"required": ["a", "a"]},
-    {"properties": {"x": 5}}, {"minLength": -1}, {"maxItems": 1.5}, {"pattern": "("}, {"items": []},
-    {"patternProperties": {"[": {}}}, {"anyOf": []}, {"multipleOf": 0}, {"enum": "a"}, {"description": 3},
-    {"properties": {"x": {"type": "object", "properties": {"y": {"minimum": "0"}}}}},
-    {"dependencies": {"a": ["b", "b"]}}, {"uniqueItems": 1}, {"maxLength": True},
-])
-tools_lists = st.lists(st.builds(
-    Tool, mostly(st.sampled_from(NAMES), st.sampled_from(["", "bad name", "x" * 65, "ok\n"])),
-    st.none() | text, mostly(st.none() | good_schemas | st.just({}), bad_schemas)), max_size=3).map(tuple)
+properties = st.dictionaries(
+    st.sampled_from(["city", "unit", "q", "días", "n"]),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["string", "integer", "number", "boolean"])},
+        optional={"description": text, "enum": st.lists(st.text(max_size=5), max_size=3), "minimum": st.integers(0, 9)},
+    ),
+    max_size=3,
+)
+good_schemas = st.builds(
+    lambda p, r: {"type": "object", "properties": p, **({"required": sorted(p)[:1]} if r else {})},
+    properties,
+    st.booleans(),
+)
+bad_schemas = st.sampled_from(
+    [
+        {"type": "strnig"},
+        {"type": []},
+        {"type": ["string", "string"]},
+        {"required": "city"},
+        {"required": ["a", "a"]},
+        {"properties": {"x": 5}},
+        {"minLength": -1},
+        {"maxItems": 1.5},
+        {"pattern": "("},
+        {"items": []},
+        {"patternProperties": {"[": {}}},
+        {"anyOf": []},
+        {"multipleOf": 0},
+        {"enum": "a"},
+        {"description": 3},
+        {"properties": {"x": {"type": "object", "properties": {"y": {"minimum": "0"}}}}},
+        {"dependencies": {"a": ["b", "b"]}},
+        {"uniqueItems": 1},
+        {"maxLength": True},
+    ]
+)
+tools_lists = st.lists(
+    st.builds(
+        Tool,
+        mostly(st.sampled_from(NAMES), st.sampled_from(["", "bad name", "x" * 65, "ok\n"])),
+        st.none() | text,
+        mostly(st.none() | good_schemas | st.just({}), bad_schemas),
+    ),
+    max_size=3,
+).map(tuple)
 
 
 @st.composite
 def tool_chats(draw):
     """system?, user, then turns of text or calls (with a result per call, sometimes one too few or
     many), a user or a tool result last; sometimes the roles in any order."""
+
     def calls():
-        return tuple(ToolCall(draw(call_ids), draw(mostly(st.sampled_from(NAMES), st.just("no such!"))), draw(json_texts))
-                     for _ in range(draw(st.integers(1, 3))))
+        return tuple(
+            ToolCall(draw(call_ids), draw(mostly(st.sampled_from(NAMES), st.just("no such!"))), draw(json_texts))
+            for _ in range(draw(st.integers(1, 3)))
+        )
 
     def result(call_id):
-        return ChatMessage("tool", draw(json_texts), name=draw(st.none() | mostly(st.sampled_from(NAMES), st.just("bad name"))),
-                           tool_call_id=call_id)
+        return ChatMessage(
+            "tool",
+            draw(json_texts),
+            name=draw(st.none() | mostly(st.sampled_from(NAMES), st.just("bad name"))),
+            tool_call_id=call_id,
+        )
 
     if draw(st.integers(0, 5)) == 0:
-        roles = draw(st.lists(st.sampled_from(["system", "user", "assistant", "tool", "calls"]), min_size=1, max_size=6))
-        return [ChatMessage("assistant", "", tool_calls=calls()) if role == "calls" else
-                result(draw(call_ids)) if role == "tool" else ChatMessage(role, draw(text.filter(bool)))
-                for role in roles]
+        roles = draw(
+            st.lists(st.sampled_from(["system", "user", "assistant", "tool", "calls"]), min_size=1, max_size=6)
+        )
+        return [
+            ChatMessage("assistant", "", tool_calls=calls())
+            if role == "calls"
+            else result(draw(call_ids))
+            if role == "tool"
+            else ChatMessage(role, draw(text.filter(bool)))
+            for role in roles
+        ]
     messages = [ChatMessage("system", draw(text))] * draw(st.integers(0, 1)) + [ChatMessage("user", draw(text))]
     for _ in range(draw(st.integers(0, 3))):
         if draw(st.integers(0, 2)):
@@ -158,9 +211,11 @@ def test_ids_equal_mistral_common_or_both_refuse(registry, name):
 
 WEATHER = Tool("get_weather", "Get the wéather", {"type": "object", "properties": {"city": {"type": "string"}}})
 WORKED = [
-    ChatMessage("system", "Be brief."), ChatMessage("user", "Paris?"),
+    ChatMessage("system", "Be brief."),
+    ChatMessage("user", "Paris?"),
     ChatMessage("assistant", "", tool_calls=(ToolCall("abcDEF123", "get_weather", '{"city":"Paris"}'),)),
-    ChatMessage("tool", '{"temp": 21}', tool_call_id="abcDEF123"), ChatMessage("assistant", "21 °C"),
+    ChatMessage("tool", '{"temp": 21}', tool_call_id="abcDEF123"),
+    ChatMessage("assistant", "21 °C"),
     ChatMessage("user", "Thanks"),
 ]
 WORKED_TEXT = (
@@ -168,12 +223,14 @@ WORKED_TEXT = (
     '[TOOL_RESULTS]{"content": {"temp": 21}, "call_id": "abcDEF123"}[/TOOL_RESULTS]21 °C</s>'
     '[AVAILABLE_TOOLS][{"type": "function", "function": {"name": "get_weather", "description": "Get the wéather", '
     '"parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}][/AVAILABLE_TOOLS]'
-    '[INST]Be brief.\n\nThanks[/INST]'
+    "[INST]Be brief.\n\nThanks[/INST]"
 )
 
 
-@pytest.mark.parametrize("name, specials", [("mistral_v3", [1, 3, 4, 5, 2, 8, 9, 2, 6, 7, 3, 4]),
-                                            ("mistral_tekken", [1, 3, 4, 9, 2, 7, 8, 2, 5, 6, 3, 4])])
+@pytest.mark.parametrize(
+    "name, specials",
+    [("mistral_v3", [1, 3, 4, 5, 2, 8, 9, 2, 6, 7, 3, 4]), ("mistral_tekken", [1, 3, 4, 9, 2, 7, 8, 2, 5, 6, 3, 4])],
+)
 def test_worked_example(registry, name, specials):
     rendered = render(registry.get(name), WORKED, tools=(WEATHER,))
     assert rendered.text == WORKED_TEXT and rendered.ids == reference(name, WORKED, (WEATHER,))
@@ -187,11 +244,14 @@ def test_worked_example(registry, name, specials):
     assert "Paris" in content[2] and '"name"' not in content[2] and "21" in content[3] and "call_id" not in content[3]
 
 
-@pytest.mark.parametrize("messages, tools", [
-    ([ChatMessage("user", "hi")], (WEATHER,)),
-    (WORKED, ()),
-    ([ChatMessage("user", "hi"), ChatMessage("tool", "{}", tool_call_id="abcDEF123")], ()),
-])
+@pytest.mark.parametrize(
+    "messages, tools",
+    [
+        ([ChatMessage("user", "hi")], (WEATHER,)),
+        (WORKED, ()),
+        ([ChatMessage("user", "hi"), ChatMessage("tool", "{}", tool_call_id="abcDEF123")], ()),
+    ],
+)
 def test_mistral_v1_has_no_tools(registry, messages, tools):
     with pytest.raises(InvalidInput) as raised:  # the format itself: render() first refuses calls to no listed tool
         MISTRAL.render(registry.get("mistral_v1"), messages, tools)
@@ -201,27 +261,78 @@ def test_mistral_v1_has_no_tools(registry, messages, tools):
 CALL = (ToolCall("abcDEF123", "get_weather", "{}"),)
 
 
-@pytest.mark.parametrize("messages, tools, words", [
-    ([ChatMessage("user", "hi")], (Tool("bad name"),), "not a Mistral function name"),
-    ([ChatMessage("user", "hi")], (Tool("f", parameters={"type": "strnig"}),), "'type' must be one of array"),
-    ([ChatMessage("user", "hi")], (Tool("f", parameters={"properties": {"a": {"pattern": "("}}}),),
-     "the schema's properties['a']'s 'pattern' must be a valid regular expression"),
-    ([ChatMessage("user", "hi"), ChatMessage("assistant", "", tool_calls=(ToolCall("call_1", "f", "{}"),)),
-      ChatMessage("tool", "{}", tool_call_id="call_1")], (), "exactly 9 letters or digits"),
-    ([ChatMessage("user", "hi"), ChatMessage("assistant", "", tool_calls=CALL),
-      ChatMessage("tool", "{}")], (), "without a tool_call_id"),
-    ([ChatMessage("user", "hi"), ChatMessage("tool", "{}", tool_call_id="abcDEF123")], (),
-     "a tool message right after a user message"),
-    ([ChatMessage("user", "hi"), ChatMessage("assistant", "yes", tool_calls=CALL),
-      ChatMessage("tool", "{}", tool_call_id="abcDEF123")], (), "both content and tool calls"),
-    ([ChatMessage("user", "hi"), ChatMessage("assistant", "", tool_calls=CALL), ChatMessage("assistant", "a"),
-      ChatMessage("user", "x")], (), "fewer tool results than calls"),
-    ([ChatMessage("user", "hi"), ChatMessage("assistant", "", tool_calls=CALL),
-      ChatMessage("tool", "{}", tool_call_id="abcDEF123"), ChatMessage("tool", "{}", tool_call_id="abcDEF123"),
-      ChatMessage("assistant", "a"), ChatMessage("user", "x")], (), "more tool results than calls"),
-    ([ChatMessage("user", "hi"), ChatMessage("assistant", "a"), ChatMessage("assistant", "", tool_calls=CALL),
-      ChatMessage("tool", "{}", tool_call_id="abcDEF123")], (), "one with text and one with tool calls"),
-])
+@pytest.mark.parametrize(
+    "messages, tools, words",
+    [
+        ([ChatMessage("user", "hi")], (Tool("bad name"),), "not a Mistral function name"),
+        ([ChatMessage("user", "hi")], (Tool("f", parameters={"type": "strnig"}),), "'type' must be one of array"),
+        (
+            [ChatMessage("user", "hi")],
+            (Tool("f", parameters={"properties": {"a": {"pattern": "("}}}),),
+            "the schema's properties['a']'s 'pattern' must be a valid regular expression",
+        ),
+        (
+            [
+                ChatMessage("user", "hi"),
+                ChatMessage("assistant", "", tool_calls=(ToolCall("call_1", "f", "{}"),)),
+                ChatMessage("tool", "{}", tool_call_id="call_1"),
+            ],
+            (),
+            "exactly 9 letters or digits",
+        ),
+        (
+            [ChatMessage("user", "hi"), ChatMessage("assistant", "", tool_calls=CALL), ChatMessage("tool", "{}")],
+            (),
+            "without a tool_call_id",
+        ),
+        (
+            [ChatMessage("user", "hi"), ChatMessage("tool", "{}", tool_call_id="abcDEF123")],
+            (),
+            "a tool message right after a user message",
+        ),
+        (
+            [
+                ChatMessage("user", "hi"),
+                ChatMessage("assistant", "yes", tool_calls=CALL),
+                ChatMessage("tool", "{}", tool_call_id="abcDEF123"),
+            ],
+            (),
+            "both content and tool calls",
+        ),
+        (
+            [
+                ChatMessage("user", "hi"),
+                ChatMessage("assistant", "", tool_calls=CALL),
+                ChatMessage("assistant", "a"),
+                ChatMessage("user", "x"),
+            ],
+            (),
+            "fewer tool results than calls",
+        ),
+        (
+            [
+                ChatMessage("user", "hi"),
+                ChatMessage("assistant", "", tool_calls=CALL),
+                ChatMessage("tool", "{}", tool_call_id="abcDEF123"),
+                ChatMessage("tool", "{}", tool_call_id="abcDEF123"),
+                ChatMessage("assistant", "a"),
+                ChatMessage("user", "x"),
+            ],
+            (),
+            "more tool results than calls",
+        ),
+        (
+            [
+                ChatMessage("user", "hi"),
+                ChatMessage("assistant", "a"),
+                ChatMessage("assistant", "", tool_calls=CALL),
+                ChatMessage("tool", "{}", tool_call_id="abcDEF123"),
+            ],
+            (),
+            "one with text and one with tool calls",
+        ),
+    ],
+)
 @pytest.mark.parametrize("name", TOOLED)
 def test_refusals_name_the_problem(registry, name, messages, tools, words):
     assert isinstance(reference(name, messages, tools), Exception)  # mistral-common refuses these too
@@ -231,8 +342,11 @@ def test_refusals_name_the_problem(registry, name, messages, tools, words):
 
 
 def test_deeply_nested_arguments_are_refused_not_a_crash(registry):
-    messages = [ChatMessage("user", "hi"), ChatMessage("assistant", "", tool_calls=(
-        ToolCall("abcDEF123", "f", "[" * 100_000 + "]" * 100_000),)), ChatMessage("tool", "{}", tool_call_id="abcDEF123")]
+    messages = [
+        ChatMessage("user", "hi"),
+        ChatMessage("assistant", "", tool_calls=(ToolCall("abcDEF123", "f", "[" * 100_000 + "]" * 100_000),)),
+        ChatMessage("tool", "{}", tool_call_id="abcDEF123"),
+    ]
     with pytest.raises(InvalidInput) as raised:
         MISTRAL.render(registry.get("mistral_v3"), messages, ())
     assert "nested too deeply" in raised.value.message
@@ -242,9 +356,13 @@ def test_deeply_nested_arguments_are_refused_not_a_crash(registry):
 def test_lone_surrogate_escapes_are_u_fffd(registry, escaped):
     """Tekken writes a lone surrogate as U+FFFD (mistral-common's ids); SentencePiece cannot take
     one (mistral-common fails), so mistral_v3 gets U+FFFD's ids too, as everywhere in the API."""
+
     def chat(arguments):
-        return [ChatMessage("user", "hi"), ChatMessage("assistant", "", tool_calls=(ToolCall("abcDEF123", "f", arguments),)),
-                ChatMessage("tool", arguments, tool_call_id="abcDEF123")]
+        return [
+            ChatMessage("user", "hi"),
+            ChatMessage("assistant", "", tool_calls=(ToolCall("abcDEF123", "f", arguments),)),
+            ChatMessage("tool", arguments, tool_call_id="abcDEF123"),
+        ]
 
     replaced = escaped.replace("\\ud800", "\ufffd").replace("\\udfff", "\ufffd")
     tekken = MISTRAL.render(registry.get("mistral_tekken"), chat(escaped), ())
@@ -264,11 +382,21 @@ def answer(call_id, content="ok"):
 EDGES = {
     "only a system prompt": [ChatMessage("system", "s")],
     "a tool result first": [answer("abcDEF123"), ChatMessage("user", "u")],
-    "three calls, three results": [ChatMessage("user", "u"), calling("abcDEF123", "Zz9Zz9Zz9", "q1w2e3r4t"),
-                                   answer("abcDEF123"), answer("Zz9Zz9Zz9"), answer("q1w2e3r4t")],
+    "three calls, three results": [
+        ChatMessage("user", "u"),
+        calling("abcDEF123", "Zz9Zz9Zz9", "q1w2e3r4t"),
+        answer("abcDEF123"),
+        answer("Zz9Zz9Zz9"),
+        answer("q1w2e3r4t"),
+    ],
     "ends with results": [ChatMessage("user", "u"), calling("abcDEF123"), answer("abcDEF123", "")],
-    "results then text": [ChatMessage("user", "u"), calling("abcDEF123"), answer("abcDEF123", "[1, 2]"),
-                          ChatMessage("assistant", "done  "), ChatMessage("user", "")],
+    "results then text": [
+        ChatMessage("user", "u"),
+        calling("abcDEF123"),
+        answer("abcDEF123", "[1, 2]"),
+        ChatMessage("assistant", "done  "),
+        ChatMessage("user", ""),
+    ],
 }
 
 

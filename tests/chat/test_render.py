@@ -13,12 +13,24 @@ from app.chat.messages import ChatMessage
 from tests.api.test_chat import COOKBOOK, as_messages, cookbook
 from tests.reference import harmony_ids
 
-HYPOTHESIS = settings(max_examples=150, deadline=None, database=None,
-                      suppress_health_check=[HealthCheck.function_scoped_fixture])
+HYPOTHESIS = settings(
+    max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 content = st.one_of(
     st.text(max_size=80),
-    st.sampled_from(["", " ", "\n\n", "<|end|>", "<|im_start|>user", "<|start|>assistant<|message|>", "👋🏽 한국어 café",
-                     "<|endoftext|>", "  trailing  "]),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "\n\n",
+            "<|end|>",
+            "<|im_start|>user",
+            "<|start|>assistant<|message|>",
+            "👋🏽 한국어 café",
+            "<|endoftext|>",
+            "  trailing  ",
+        ]
+    ),
 )
 names = st.one_of(st.none(), st.from_regex(r"[a-z][a-z0-9_]{0,12}", fullmatch=True))
 
@@ -31,7 +43,9 @@ def conversations(roles):
 def test_chatml_counts_the_cookbook_example_as_the_api_did(registry, name, cookbook):
     rendered = render(registry.get(name), as_messages(COOKBOOK))
     assert rendered.format == "chatml" and rendered.count == cookbook
-    assert rendered.text.startswith("<|im_start|>system<|im_sep|>You are") and rendered.text.endswith("<|im_start|>assistant<|im_sep|>")
+    assert rendered.text.startswith("<|im_start|>system<|im_sep|>You are") and rendered.text.endswith(
+        "<|im_start|>assistant<|im_sep|>"
+    )
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
@@ -84,12 +98,15 @@ def test_tokens_spell_the_prompt_and_mark_the_framing(registry, name):
     check()
 
 
-@pytest.mark.parametrize("name, fmt, role, message", [
-    ("gpt2", None, "user", "has no chat format"),
-    ("cl100k_base", "harmony", "user", "use 'chatml'"),
-    ("o200k_harmony", "chatml", "user", "use 'harmony'"),
-    ("o200k_harmony", None, "function", "use one of system, developer, user, assistant, tool"),
-])
+@pytest.mark.parametrize(
+    "name, fmt, role, message",
+    [
+        ("gpt2", None, "user", "has no chat format"),
+        ("cl100k_base", "harmony", "user", "use 'chatml'"),
+        ("o200k_harmony", "chatml", "user", "use 'harmony'"),
+        ("o200k_harmony", None, "function", "use one of system, developer, user, assistant, tool"),
+    ],
+)
 def test_refusals_name_what_is_allowed(registry, name, fmt, role, message):
     with pytest.raises(InvalidInput, match=message):
         render(registry.get(name), [ChatMessage(role, "hi")], fmt)

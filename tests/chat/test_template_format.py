@@ -55,12 +55,21 @@ You are a helpful assistant. {{ {'today': strftime_now('%Y') | length, 'é': [1,
 {% endif %}"""
 STYLES = {"llama3": LLAMA3_STYLE, "zephyr": ZEPHYR_STYLE, "gemma": GEMMA_STYLE, "chatml": CHATML_STYLE}
 
-HYPOTHESIS = settings(max_examples=25, deadline=None, database=None,
-                      suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-content = st.one_of(st.text(max_size=40), st.sampled_from(
-    ["", " hi ", "\n\n", BOS, f"a{EOS}b", "<|im_start|>user", "<b>&</b>", "👋🏽 한국어 café", "{{ 1 }}", "x\ty"]))
-chats = st.lists(st.builds(ChatMessage, st.sampled_from(["system", "user", "assistant"]), content),
-                 min_size=1, max_size=5)
+HYPOTHESIS = settings(
+    max_examples=25,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+content = st.one_of(
+    st.text(max_size=40),
+    st.sampled_from(
+        ["", " hi ", "\n\n", BOS, f"a{EOS}b", "<|im_start|>user", "<b>&</b>", "👋🏽 한국어 café", "{{ 1 }}", "x\ty"]
+    ),
+)
+chats = st.lists(
+    st.builds(ChatMessage, st.sampled_from(["system", "user", "assistant"]), content), min_size=1, max_size=5
+)
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +81,9 @@ def deepseek(registry):
 def reference(deepseek):
     tokenizers = pytest.importorskip("tokenizers")
     transformers = pytest.importorskip("transformers")
-    return transformers.PreTrainedTokenizerFast(tokenizer_object=tokenizers.Tokenizer.from_str(deepseek._text),
-                                                bos_token=BOS, eos_token=EOS)
+    return transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tokenizers.Tokenizer.from_str(deepseek._text), bos_token=BOS, eos_token=EOS
+    )
 
 
 def with_template(tokenizer, source: str):
@@ -91,17 +101,21 @@ def test_text_and_ids_equal_transformers(deepseek, reference, style):
     @given(messages=chats)
     def check(messages):
         listed = [{"role": m.role, "content": m.content} for m in messages]
-        want_text = reference.apply_chat_template(listed, chat_template=STYLES[style], add_generation_prompt=True,
-                                                  tokenize=False)
-        want_ids = reference.apply_chat_template(listed, chat_template=STYLES[style], add_generation_prompt=True,
-                                                 tokenize=True, return_dict=False)
+        want_text = reference.apply_chat_template(
+            listed, chat_template=STYLES[style], add_generation_prompt=True, tokenize=False
+        )
+        want_ids = reference.apply_chat_template(
+            listed, chat_template=STYLES[style], add_generation_prompt=True, tokenize=True, return_dict=False
+        )
         rendered = render(tokenizer, messages)
         assert isinstance(rendered, Rendered)
         assert rendered.text == want_text
         assert rendered.ids == list(want_ids)
         assert [t.id for t in rendered.tokens()] == rendered.ids
-        assert sum(rendered.message_counts()) + sum(len(p.ids) for p in rendered.parts if p.message is None) \
+        assert (
+            sum(rendered.message_counts()) + sum(len(p.ids) for p in rendered.parts if p.message is None)
             == rendered.count
+        )
 
     check()
 
@@ -110,8 +124,11 @@ def test_names_reach_the_template_and_parts_are_attributed(deepseek):
     messages = [ChatMessage("user", "hello there", name="ann"), ChatMessage("assistant", "hi ann")]
     rendered = render(with_template(deepseek, CHATML_STYLE), messages)
     assert "<|im_start|>user (ann)\nhello there<|im_end|>" in rendered.text
-    content = {p.message: "".join(q.text for q in rendered.parts if q.message == p.message and not q.framing)
-               for p in rendered.parts if p.message is not None}
+    content = {
+        p.message: "".join(q.text for q in rendered.parts if q.message == p.message and not q.framing)
+        for p in rendered.parts
+        if p.message is not None
+    }
     assert content == {0: "hello there", 1: "hi ann"}
     zephyr = render(with_template(deepseek, ZEPHYR_STYLE), messages)  # its end of turn is a special token
     assert [(p.text, p.message) for p in zephyr.parts[-3:]] == [("hi ann", 1), (EOS, 1), ("\n<|assistant|>\n", None)]
@@ -129,8 +146,10 @@ HOSTILE = {
     "huge range": ("{% for i in range(10**9) %}x{% endfor %}", "failed"),
     "huge output": ("{% for i in range(100000) %}{{ 'x' * 100000 }}{% endfor %}", "too much text"),
     "huge string": ("{{ 'x' * 10**10 }}", "too much memory"),
-    "raise": ("{% if messages|length < 9 %}{{ raise_exception('Conversation roles must alternate!') }}{% endif %}",
-              "Conversation roles must alternate!"),
+    "raise": (
+        "{% if messages|length < 9 %}{{ raise_exception('Conversation roles must alternate!') }}{% endif %}",
+        "Conversation roles must alternate!",
+    ),
     "escape": ("{{ ''.__class__.__mro__ }}", "failed"),
 }
 

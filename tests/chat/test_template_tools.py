@@ -20,32 +20,59 @@ from app.chat.render import render
 from app.chat.template_format import ChatTemplate
 from app.chat.tools import chat_message, parse_tools
 from app.errors import InvalidInput
-from tests.chat.template_tools_cases import (BOS, EOS, HERMES_TOOL_USE, NAMED, PLAIN_DEFAULT, STYLES, tokenizer_json,
-                                             tool_chats)
+from tests.chat.template_tools_cases import (
+    BOS,
+    EOS,
+    HERMES_TOOL_USE,
+    NAMED,
+    PLAIN_DEFAULT,
+    STYLES,
+    tokenizer_json,
+    tool_chats,
+)
 
 tokenizers = pytest.importorskip("tokenizers")
 transformers = pytest.importorskip("transformers")
 
-HYPOTHESIS = settings(max_examples=30, deadline=None, database=None,
-                      suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Weather in a city",
-                                            "parameters": {"type": "object",
-                                                           "properties": {"city": {"type": "string"}}}}}
+HYPOTHESIS = settings(
+    max_examples=30,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Weather in a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    },
+}
 SEARCH = {"type": "function", "function": {"name": "search"}}
-CHAT = [{"role": "system", "content": "You are terse."},
-        {"role": "user", "content": "Weather in Paris?"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
-        {"role": "tool", "tool_call_id": "call_1", "name": "get_weather", "content": "18 C and sunny"},
-        {"role": "assistant", "content": "It is 18 C."}]
+CHAT = [
+    {"role": "system", "content": "You are terse."},
+    {"role": "user", "content": "Weather in Paris?"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_1", "name": "get_weather", "content": "18 C and sunny"},
+    {"role": "assistant", "content": "It is 18 C."},
+]
 
 
 @pytest.fixture(scope="module")
 def small():
     text = tokenizer_json()
-    return (HuggingFaceTokenizer("small-tools", "", text.encode()),
-            transformers.PreTrainedTokenizerFast(tokenizer_object=tokenizers.Tokenizer.from_str(text),
-                                                 bos_token=BOS, eos_token=EOS))
+    return (
+        HuggingFaceTokenizer("small-tools", "", text.encode()),
+        transformers.PreTrainedTokenizerFast(
+            tokenizer_object=tokenizers.Tokenizer.from_str(text), bos_token=BOS, eos_token=EOS
+        ),
+    )
 
 
 def with_template(tokenizer, source: str, others: dict | None = None):
@@ -56,16 +83,21 @@ def with_template(tokenizer, source: str, others: dict | None = None):
 
 def ours(messages: list[dict], tools: list[dict] | None) -> dict:
     """The chat as the API reads it: render's keyword arguments."""
-    return {"messages": [chat_message(i, m["role"], m.get("content"), m.get("name"), m.get("tool_calls"),
-                                      m.get("tool_call_id")) for i, m in enumerate(messages)],
-            "tools": parse_tools(tools)}
+    return {
+        "messages": [
+            chat_message(i, m["role"], m.get("content"), m.get("name"), m.get("tool_calls"), m.get("tool_call_id"))
+            for i, m in enumerate(messages)
+        ],
+        "tools": parse_tools(tools),
+    }
 
 
 def check_adds_up(rendered) -> None:
     content = sum(len(p.ids) for p in rendered.parts if not p.framing)
     assert rendered.overhead + rendered.tools_count + content == rendered.count
-    assert sum(rendered.message_counts()) + sum(len(p.ids) for p in rendered.parts if p.message is None) \
-        == rendered.count
+    assert (
+        sum(rendered.message_counts()) + sum(len(p.ids) for p in rendered.parts if p.message is None) == rendered.count
+    )
     assert [t.id for t in rendered.tokens()] == rendered.ids
     assert all(p.framing and p.message is None for p in rendered.parts if p.tools)
 
@@ -79,12 +111,21 @@ def test_generated_chats_with_tools_equal_transformers(small, style):
     @given(chat=tool_chats())
     def check(chat):
         messages, tools = chat
-        want_text = reference.apply_chat_template(copy.deepcopy(messages), tools=copy.deepcopy(tools),
-                                                  chat_template=STYLES[style], add_generation_prompt=True,
-                                                  tokenize=False)
-        want_ids = reference.apply_chat_template(copy.deepcopy(messages), tools=copy.deepcopy(tools),
-                                                 chat_template=STYLES[style], add_generation_prompt=True,
-                                                 tokenize=True, return_dict=False)
+        want_text = reference.apply_chat_template(
+            copy.deepcopy(messages),
+            tools=copy.deepcopy(tools),
+            chat_template=STYLES[style],
+            add_generation_prompt=True,
+            tokenize=False,
+        )
+        want_ids = reference.apply_chat_template(
+            copy.deepcopy(messages),
+            tools=copy.deepcopy(tools),
+            chat_template=STYLES[style],
+            add_generation_prompt=True,
+            tokenize=True,
+            return_dict=False,
+        )
         rendered = render(templated, **ours(messages, tools))
         assert rendered.text == want_text
         assert rendered.ids == list(want_ids)
@@ -102,12 +143,18 @@ def parts_of(rendered, message: int, framing: bool) -> str:
 def test_qwen_style_parts(small):
     tokenizer, reference = small
     rendered = render(with_template(tokenizer, STYLES["qwen2.5"]), **ours(CHAT, [WEATHER, SEARCH]))
-    assert rendered.text == reference.apply_chat_template(CHAT, tools=[WEATHER, SEARCH], add_generation_prompt=True,
-                                                          chat_template=STYLES["qwen2.5"], tokenize=False)
+    assert rendered.text == reference.apply_chat_template(
+        CHAT, tools=[WEATHER, SEARCH], add_generation_prompt=True, chat_template=STYLES["qwen2.5"], tokenize=False
+    )
     tools_text = "".join(p.text for p in rendered.parts if p.tools)
     assert "# Tools" in tools_text and json.dumps(WEATHER) in tools_text and json.dumps(SEARCH) in tools_text
     assert [parts_of(rendered, i, False) for i in range(5)] == [
-        "You are terse.", "Weather in Paris?", '{"city": "Paris"}', "18 C and sunny", "It is 18 C."]
+        "You are terse.",
+        "Weather in Paris?",
+        '{"city": "Paris"}',
+        "18 C and sunny",
+        "It is 18 C.",
+    ]
     assert '"name": "get_weather"' in parts_of(rendered, 2, True)  # the call's name is its message's framing
     assert "<tool_response>" in parts_of(rendered, 3, True)
     assert all(rendered.message_counts())
@@ -120,8 +167,9 @@ def test_llama_style_parts(small):
     tokenizer, reference = small
     chat = [CHAT[1], CHAT[2], {"role": "tool", "tool_call_id": "call_1", "content": '{"temp": 18}'}]
     rendered = render(with_template(tokenizer, STYLES["llama3.1"]), **ours(chat, [WEATHER]))
-    assert rendered.text == reference.apply_chat_template(chat, tools=[WEATHER], add_generation_prompt=True,
-                                                          chat_template=STYLES["llama3.1"], tokenize=False)
+    assert rendered.text == reference.apply_chat_template(
+        chat, tools=[WEATHER], add_generation_prompt=True, chat_template=STYLES["llama3.1"], tokenize=False
+    )
     tools_text = "".join(p.text for p in rendered.parts if p.tools)
     assert "Environment: ipython" in tools_text and json.dumps(WEATHER, indent=4) in tools_text
     # the first user message sits after the tools; the call's arguments and the result are written by
@@ -142,10 +190,12 @@ def test_named_tool_use_template_is_chosen_with_tools(small):
     chat = CHAT[1:4]
     with_tools = render(templated, **ours(chat, [WEATHER]))
     assert with_tools.text.startswith("<|im_start|>system\nYou are a function calling model. <tools> [")
-    assert with_tools.text == named.apply_chat_template(chat, tools=[WEATHER], add_generation_prompt=True,
-                                                        tokenize=False)
-    assert with_tools.ids == list(named.apply_chat_template(chat, tools=[WEATHER], add_generation_prompt=True,
-                                                            tokenize=True, return_dict=False))
+    assert with_tools.text == named.apply_chat_template(
+        chat, tools=[WEATHER], add_generation_prompt=True, tokenize=False
+    )
+    assert with_tools.ids == list(
+        named.apply_chat_template(chat, tools=[WEATHER], add_generation_prompt=True, tokenize=True, return_dict=False)
+    )
     check_adds_up(with_tools)
     without = render(templated, **ours(CHAT[1:2], None))
     assert without.text == named.apply_chat_template(CHAT[1:2], add_generation_prompt=True, tokenize=False)
@@ -156,8 +206,9 @@ def test_a_template_that_needs_its_tools_still_renders_without_a_tools_count(sma
     tokenizer, reference = small
     source = "{% if tools is none %}{{ raise_exception('tools please') }}{% endif %}" + PLAIN_DEFAULT
     rendered = render(with_template(tokenizer, source), **ours(CHAT[1:2], [WEATHER]))
-    assert rendered.text == reference.apply_chat_template(CHAT[1:2], tools=[WEATHER], chat_template=source,
-                                                          add_generation_prompt=True, tokenize=False)
+    assert rendered.text == reference.apply_chat_template(
+        CHAT[1:2], tools=[WEATHER], chat_template=source, add_generation_prompt=True, tokenize=False
+    )
     assert rendered.tools_count == 0
     check_adds_up(rendered)
 
@@ -195,7 +246,8 @@ def test_bounds_hold_with_tools(small):
         render(with_template(tokenizer, "{{ tools | tojson * 10**6 }}"), **ours(CHAT[1:2], [WEATHER]))
     assert "too much text" in str(refused.value) or "too much memory" in str(refused.value)
     # loops only without tools: the chat still renders, its tools uncounted
-    rendered = render(with_template(tokenizer, "{% if not tools %}" + LOOP + "{% endif %}ok"),
-                      **ours(CHAT[1:2], [WEATHER]))
+    rendered = render(
+        with_template(tokenizer, "{% if not tools %}" + LOOP + "{% endif %}ok"), **ours(CHAT[1:2], [WEATHER])
+    )
     assert rendered.text == "ok" and rendered.tools_count == 0
     assert time.monotonic() - started < 40  # generous: each bound is 5 s, on a loaded machine

@@ -28,30 +28,36 @@ def test_a_bare_template_is_a_template_whatever_it_starts_with(style):
 
 def test_json_configs_in_every_shape():
     config = {"chat_template": STYLES["chatml"], "bos_token": {"content": BOS, "special": True}, "eos_token": EOS}
-    assert template_files.read(json.dumps(config, indent=2).encode("utf-8-sig"), "tokenizer_config.json") \
-        == ChatTemplate(STYLES["chatml"], BOS, EOS)
+    assert template_files.read(
+        json.dumps(config, indent=2).encode("utf-8-sig"), "tokenizer_config.json"
+    ) == ChatTemplate(STYLES["chatml"], BOS, EOS)
     named = {"chat_template": [{"name": "tool_use", "template": "T"}, {"name": "default", "template": "D"}]}
     assert template_files.read(json.dumps(named).encode()) == ChatTemplate("D", others=(("tool_use", "T"),))
     only = {"chat_template": [{"name": "rag", "template": "R"}]}
     assert template_files.read(json.dumps(only).encode()) == ChatTemplate("R")
 
 
-@pytest.mark.parametrize("data, said", [
-    (b"{{ messages[0].content }\n", "line 1"),
-    (b"hello\n{% for m in messages %}\n{{ m.content }}\n", "line 3"),
-    (b'{"chat_template": "ok"\n,,}', "not valid JSON (line 2)"),
-    (b'{"chat_template": "a\\n{% if %}"}', "line 2"),
-    (b'{"model_max_length": 4096}', 'without a "chat_template"'),
-    (b'{"chat_template": [{"name": "a", "template": "A"}, {"name": "b", "template": "B"}]}', "none is 'default'"),
-    (b'{"chat_template": [{"name": "default", "template": "ok"}, {"name": "tool_use", "template": "{% for %}"}]}',
-     "template 'tool_use'"),
-    (b'{"chat_template": 7}', "neither"),
-    (b'{"chat_template": "x", "eos_token": 7}', "eos_token"),
-    ("caf\xe9 {{ x }}".encode("latin-1"), "not UTF-8"),
-    (b"  \n", "empty"),
-    (b"x" * (template_files.MAX_FILE_BYTES + 1), "over 4,194,304"),
-    (b"x" * (template_files.MAX_TEMPLATE_CHARS + 1), "over 100,000"),
-])
+@pytest.mark.parametrize(
+    "data, said",
+    [
+        (b"{{ messages[0].content }\n", "line 1"),
+        (b"hello\n{% for m in messages %}\n{{ m.content }}\n", "line 3"),
+        (b'{"chat_template": "ok"\n,,}', "not valid JSON (line 2)"),
+        (b'{"chat_template": "a\\n{% if %}"}', "line 2"),
+        (b'{"model_max_length": 4096}', 'without a "chat_template"'),
+        (b'{"chat_template": [{"name": "a", "template": "A"}, {"name": "b", "template": "B"}]}', "none is 'default'"),
+        (
+            b'{"chat_template": [{"name": "default", "template": "ok"}, {"name": "tool_use", "template": "{% for %}"}]}',
+            "template 'tool_use'",
+        ),
+        (b'{"chat_template": 7}', "neither"),
+        (b'{"chat_template": "x", "eos_token": 7}', "eos_token"),
+        ("caf\xe9 {{ x }}".encode("latin-1"), "not UTF-8"),
+        (b"  \n", "empty"),
+        (b"x" * (template_files.MAX_FILE_BYTES + 1), "over 4,194,304"),
+        (b"x" * (template_files.MAX_TEMPLATE_CHARS + 1), "over 100,000"),
+    ],
+)
 def test_refusals_say_what_is_wrong(data, said):
     with pytest.raises(InvalidInput) as refused:
         template_files.read(data, "cfg")

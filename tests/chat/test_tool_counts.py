@@ -10,11 +10,17 @@ import pytest
 from app.chat.messages import ChatMessage, Tool, ToolCall
 from app.chat.render import render
 
-WEATHER = Tool("get_weather", "Weather in a city",
-               {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
-CHAT = [ChatMessage("system", "Be brief."), ChatMessage("user", "Weather in Paris?"),
-        ChatMessage("assistant", "", tool_calls=(ToolCall("abcDEF123", "get_weather", '{"city": "Paris"}'),)),
-        ChatMessage("tool", "18 C, sunny", tool_call_id="abcDEF123")]
+WEATHER = Tool(
+    "get_weather",
+    "Weather in a city",
+    {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+)
+CHAT = [
+    ChatMessage("system", "Be brief."),
+    ChatMessage("user", "Weather in Paris?"),
+    ChatMessage("assistant", "", tool_calls=(ToolCall("abcDEF123", "get_weather", '{"city": "Paris"}'),)),
+    ChatMessage("tool", "18 C, sunny", tool_call_id="abcDEF123"),
+]
 
 
 @pytest.mark.parametrize("tokenizer", ["cl100k_base", "o200k_base", "o200k_harmony", "mistral_v3", "mistral_tekken"])

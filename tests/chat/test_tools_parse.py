@@ -9,16 +9,29 @@ import pytest
 
 from app.chat.messages import ChatMessage, Tool, ToolCall
 from app.chat.render import render
-from app.chat.tools import (MAX_CALLS, MAX_JSON_DEPTH, MAX_TOOLS, chat_message, chat_texts, check_tool_chat,
-                            cleaned, parse_tools)
+from app.chat.tools import (
+    MAX_CALLS,
+    MAX_JSON_DEPTH,
+    MAX_TOOLS,
+    chat_message,
+    chat_texts,
+    check_tool_chat,
+    cleaned,
+    parse_tools,
+)
 from app.errors import InvalidInput, TextTooLarge
 from app.settings import Settings
 from app.web import engine_calls
 from tests.chat.tools_fake import content_count, installed
 
-WEATHER = {"type": "function", "function": {
-    "name": "get_weather", "description": "Weather in a city",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Weather in a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    },
+}
 
 
 def call(call_id="call_1", name="get_weather", arguments='{"city": "Paris"}'):
@@ -26,15 +39,19 @@ def call(call_id="call_1", name="get_weather", arguments='{"city": "Paris"}'):
 
 
 def chat(*calls, answer="call_1"):
-    return [{"role": "user", "content": "Weather?"},
-            {"role": "assistant", "content": None, "tool_calls": list(calls or [call()])},
-            {"role": "tool", "tool_call_id": answer, "content": "sunny"}]
+    return [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": None, "tool_calls": list(calls or [call()])},
+        {"role": "tool", "tool_call_id": answer, "content": "sunny"},
+    ]
 
 
 def read(messages, tools):
     """As the API and the CLI read a chat, then the generic checks."""
-    parsed = [chat_message(i, m.get("role"), m.get("content"), m.get("name"), m.get("tool_calls"),
-                           m.get("tool_call_id")) for i, m in enumerate(messages)]
+    parsed = [
+        chat_message(i, m.get("role"), m.get("content"), m.get("name"), m.get("tool_calls"), m.get("tool_call_id"))
+        for i, m in enumerate(messages)
+    ]
     parsed_tools = parse_tools(tools)
     check_tool_chat(parsed, parsed_tools)
     return parsed, parsed_tools
@@ -57,11 +74,17 @@ def test_a_tool_chat_reads_into_the_chat_types():
 
 
 def test_optional_fields_and_the_legacy_function_role_are_accepted():
-    tools = [{"type": "function", "function": {"name": "a-b_9", "strict": True}},
-             {"type": "function", "function": {"name": "x" * 64, "description": None, "parameters": None}}]
-    messages, parsed = read([{"role": "function", "name": "a-b_9", "content": "42"},
-                             {"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "a-b_9",
-                                                                                         "arguments": "[]"}}]}], tools)
+    tools = [
+        {"type": "function", "function": {"name": "a-b_9", "strict": True}},
+        {"type": "function", "function": {"name": "x" * 64, "description": None, "parameters": None}},
+    ]
+    messages, parsed = read(
+        [
+            {"role": "function", "name": "a-b_9", "content": "42"},
+            {"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "a-b_9", "arguments": "[]"}}]},
+        ],
+        tools,
+    )
     assert [t.name for t in parsed] == ["a-b_9", "x" * 64] and parsed[0].parameters is None
     assert messages[0] == ChatMessage("function", "42", "a-b_9")
     assert messages[1].tool_calls == (ToolCall("c", "a-b_9", "[]"),)
@@ -80,17 +103,31 @@ REFUSED = [  # (messages, tools, words the message must hold)
     (chat(), [{"type": "function", "function": {"name": ""}}], ["tools[0].function.name is ''"]),
     (chat(), [{"type": "function", "function": {"name": "x" * 65}}], ["1 to 64"]),
     (chat(), [WEATHER, WEATHER], ["tools[1].function.name 'get_weather' is listed twice"]),
-    (chat(), [{"type": "function", "function": {"name": "f", "parameters": []}}], ["parameters is an array",
-                                                                                   "JSON schema object"]),
+    (
+        chat(),
+        [{"type": "function", "function": {"name": "f", "parameters": []}}],
+        ["parameters is an array", "JSON schema object"],
+    ),
     (chat(), [{"type": "function", "function": {"name": "f", "parameters": "{}"}}], ["parameters is a string"]),
     (chat(), [{"type": "function", "function": {"name": "f", "args": {}}}], ["field 'args'", "name, description"]),
     (chat(), [{"type": "function", "function": {"name": "f", "strict": "yes"}}], ["strict is a string"]),
     (chat(), [{"type": "function", "function": {"name": "f", "description": 1}}], ["description is a number"]),
     (chat(), [{"type": "function", "function": {"name": "f", "parameters": {"x": float("nan")}}}], ["nan", "not JSON"]),
-    (chat(), [{"type": "function", "function": {"name": "f", "parameters": nested(MAX_JSON_DEPTH + 1)}}],
-     ["tools[0].function.parameters is nested more than 32 levels"]),
-    ([{"role": "assistant", "content": None, "tool_calls": call()}], [WEATHER], ["messages[0].tool_calls is an object"]),
-    ([{"role": "assistant", "content": None, "tool_calls": ["x"]}], [WEATHER], ["messages[0].tool_calls[0] is a string"]),
+    (
+        chat(),
+        [{"type": "function", "function": {"name": "f", "parameters": nested(MAX_JSON_DEPTH + 1)}}],
+        ["tools[0].function.parameters is nested more than 32 levels"],
+    ),
+    (
+        [{"role": "assistant", "content": None, "tool_calls": call()}],
+        [WEATHER],
+        ["messages[0].tool_calls is an object"],
+    ),
+    (
+        [{"role": "assistant", "content": None, "tool_calls": ["x"]}],
+        [WEATHER],
+        ["messages[0].tool_calls[0] is a string"],
+    ),
     (chat({"type": "function", "function": call()["function"]}), [WEATHER], ['tool_calls[0] has no "id"']),
     (chat({**call(), "id": 3}), [WEATHER], ["tool_calls[0].id is a number"]),
     (chat(call(call_id="")), [WEATHER], ["tool_calls[0].id is empty"]),
@@ -109,9 +146,17 @@ REFUSED = [  # (messages, tools, words the message must hold)
     (chat(answer="call_9"), [WEATHER], ["messages[2].tool_call_id 'call_9' answers no earlier call"]),
     (chat(answer=9), [WEATHER], ["messages[2].tool_call_id is a number"]),
     ([{"role": "tool", "tool_call_id": "call_1", "content": "x"}, *chat()[:2]], [WEATHER], ["answers no earlier call"]),
-    ([{"role": "user", "content": "x", "tool_calls": [call()]}], [WEATHER], ["messages[0] has tool_calls but role 'user'"]),
+    (
+        [{"role": "user", "content": "x", "tool_calls": [call()]}],
+        [WEATHER],
+        ["messages[0] has tool_calls but role 'user'"],
+    ),
     ([{"role": "user", "content": "x", "tool_calls": []}], [WEATHER], ["messages[0] has tool_calls but role 'user'"]),
-    ([*chat()[:2], {"role": "user", "content": "x", "tool_call_id": "call_1"}], [WEATHER], ["tool_call_id but role 'user'"]),
+    (
+        [*chat()[:2], {"role": "user", "content": "x", "tool_call_id": "call_1"}],
+        [WEATHER],
+        ["tool_call_id but role 'user'"],
+    ),
     ([{"role": "user", "content": None}], None, ["messages[0] has no content", "only an assistant"]),
     ([{"role": "assistant", "content": None}], None, ["messages[0] has no content"]),
     ([{"role": "assistant", "content": None, "tool_calls": []}], None, ["messages[0] has no content"]),
@@ -162,9 +207,15 @@ def test_the_text_limit_counts_the_tools_and_the_calls():
 
 
 def test_lone_surrogates_are_cleaned_everywhere():
-    messages, tools = read(chat(call(arguments='{"c": "\\ud800"}')), [
-        {"type": "function", "function": {"name": "get_weather", "description": "\ud800",
-                                          "parameters": {"\udc00": ["\ud800"]}}}])
+    messages, tools = read(
+        chat(call(arguments='{"c": "\\ud800"}')),
+        [
+            {
+                "type": "function",
+                "function": {"name": "get_weather", "description": "\ud800", "parameters": {"\udc00": ["\ud800"]}},
+            }
+        ],
+    )
     messages[1] = ChatMessage("assistant", "", None, (ToolCall("call_1\ud800", "get_weather", '"\ud800"'),))
     clean_messages, clean_tools = cleaned(messages, tools)
     assert clean_tools[0].description == "\ufffd" and clean_tools[0].parameters == {"\ufffd": ["\ufffd"]}
@@ -187,9 +238,12 @@ def test_a_format_that_renders_tools_counts_them_apart(registry):
     with installed():
         rendered = render(registry.get("o200k_base"), messages, tools=tools)
         plain = render(registry.get("o200k_base"), [messages[0]])
-    assert rendered.tools_count == len(registry.get("o200k_base").encode(
-        'get_weather({"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}) '
-        "Weather in a city\n"))
+    assert rendered.tools_count == len(
+        registry.get("o200k_base").encode(
+            'get_weather({"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}) '
+            "Weather in a city\n"
+        )
+    )
     assert rendered.overhead + rendered.tools_count + content_count(rendered) == rendered.count
     assert sum(rendered.message_counts()) + rendered.tools_count + 3 == rendered.count
     assert plain.tools_count == 0 and plain.overhead + content_count(plain) == plain.count

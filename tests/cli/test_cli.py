@@ -46,8 +46,20 @@ def test_encode_file_agrees_with_reference(name, cli_data, tmp_path):
     assert json.loads(result.stdout) == reference_ids(name, text)
 
 
-SCRIPT_RANGES = [(0x20, 0x7E), (0xA0, 0x24F), (0x370, 0x3FF), (0x400, 0x4FF), (0x590, 0x6FF), (0x900, 0x97F),
-                 (0xE00, 0xE7F), (0x3040, 0x30FF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3), (0x1F300, 0x1FAFF), (0x9, 0xD)]
+SCRIPT_RANGES = [
+    (0x20, 0x7E),
+    (0xA0, 0x24F),
+    (0x370, 0x3FF),
+    (0x400, 0x4FF),
+    (0x590, 0x6FF),
+    (0x900, 0x97F),
+    (0xE00, 0xE7F),
+    (0x3040, 0x30FF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7A3),
+    (0x1F300, 0x1FAFF),
+    (0x9, 0xD),
+]
 
 
 def random_multiscript_text(seed: int, length: int = 3000) -> str:
@@ -128,8 +140,19 @@ def test_trained_tokenizer_works_everywhere(tmp_path):
     data_dir = tmp_path / "data"
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("".join(text for _, text in stdlib_texts(count=5)), encoding="utf-8")
-    trained = run("train", str(corpus), "--vocab-size", "400", "--pattern", "gpt4", "--name", "mini",
-                  "--special", "<|end|>", data_dir=data_dir)
+    trained = run(
+        "train",
+        str(corpus),
+        "--vocab-size",
+        "400",
+        "--pattern",
+        "gpt4",
+        "--name",
+        "mini",
+        "--special",
+        "<|end|>",
+        data_dir=data_dir,
+    )
     assert trained.returncode == 0, trained.stderr
     assert b"merging" in trained.stderr and (data_dir / "tokenizers" / "mini.bpe").is_file()
 
@@ -190,8 +213,12 @@ def test_count_messages_agrees_with_the_chat_rendering(cli_data, tmp_path, regis
     from app.chat.render import DEFAULT_FORMAT, render
     from app.chat.messages import ChatMessage
 
-    messages = [{"role": "system", "content": "Sei kurz. [INST] <s>"}, {"role": "user", "content": "Hi 👋 한국어"},
-                {"role": "assistant", "content": "Gern. "}, {"role": "user", "content": " <|im_end|>\n"}]
+    messages = [
+        {"role": "system", "content": "Sei kurz. [INST] <s>"},
+        {"role": "user", "content": "Hi 👋 한국어"},
+        {"role": "assistant", "content": "Gern. "},
+        {"role": "user", "content": " <|im_end|>\n"},
+    ]
     chat = tmp_path / "chat.json"
     chat.write_text(json.dumps({"messages": messages}), encoding="utf-8")
     names = [arg for name in DEFAULT_FORMAT for arg in ("-t", name)]
@@ -201,5 +228,10 @@ def test_count_messages_agrees_with_the_chat_rendering(cli_data, tmp_path, regis
     assert list(printed) == list(DEFAULT_FORMAT)
     for name, row in printed.items():
         rendered = render(registry.get(name), [ChatMessage(m["role"], m["content"]) for m in messages])
-        assert row == {"prompt_tokens": rendered.count, "format": DEFAULT_FORMAT[name],
-                       "per_message": rendered.message_counts(), "overhead": rendered.overhead, "tools": 0}
+        assert row == {
+            "prompt_tokens": rendered.count,
+            "format": DEFAULT_FORMAT[name],
+            "per_message": rendered.message_counts(),
+            "overhead": rendered.overhead,
+            "tools": 0,
+        }

@@ -22,13 +22,23 @@ LONG = "budget " * 9_000  # past gpt-4's 8,192 in these facts
 
 @pytest.fixture()
 def cli(tmp_path):
-    env = {**os.environ, **facts_env(write_facts(tmp_path / "facts.tsv")), "TOKENPRISM_DATA_DIR": str(tmp_path / "data")}
+    env = {
+        **os.environ,
+        **facts_env(write_facts(tmp_path / "facts.tsv")),
+        "TOKENPRISM_DATA_DIR": str(tmp_path / "data"),
+    }
 
     def run(*args: str) -> subprocess.CompletedProcess:
         # the module of this checkout, as a user's `tokenprism` runs it (the console script would import the
         # editable install's)
-        return subprocess.run([sys.executable, "-m", "app.cli", "count", *args], capture_output=True, text=True,
-                              env=env, cwd=ROOT, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "app.cli", "count", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=120,
+        )
 
     return run
 
@@ -54,8 +64,16 @@ def test_files_get_cost_and_context_columns(cli, files):
     result = cli("--model", "gpt-4o", "--model", "gpt-4", "-t", "gpt2", *map(str, files))
     assert result.returncode == 0, result.stderr
     rows = table(result.stdout)
-    assert rows["FILE"] == ["FILE", "gpt2", "o200k_base", "cl100k_base", "gpt-4o INPUT", "gpt-4o CONTEXT",
-                            "gpt-4 INPUT", "gpt-4 CONTEXT"]
+    assert rows["FILE"] == [
+        "FILE",
+        "gpt2",
+        "o200k_base",
+        "cl100k_base",
+        "gpt-4o INPUT",
+        "gpt-4o CONTEXT",
+        "gpt-4 INPUT",
+        "gpt-4 CONTEXT",
+    ]
     short = rows[str(files[0])]
     assert short[2:4] == ["8", "8"]
     assert short[4:] == ["$0.00002", "<0.1%", "$0.00024", "<0.1%"]  # 8 x 2.50 / 1e6; 8 x 30.00 / 1e6
@@ -84,8 +102,11 @@ def test_a_dataset_gets_the_total_under_each_model(cli, files, tmp_path):
     records.write_text(json.dumps({"text": SHORT}) + "\n" + json.dumps({"text": SHORT}) + "\n", encoding="utf-8")
     result = cli("--model", "gpt-4.1", "--model", "o3", "--model", "gpt-4", str(tmp_path / "in"))
     assert result.returncode == 0, result.stderr
-    models = {line.split()[0]: line.split() for line in result.stdout.splitlines()
-              if line.split() and line.split()[0] in ("gpt-4.1", "o3", "gpt-4")}
+    models = {
+        line.split()[0]: line.split()
+        for line in result.stdout.splitlines()
+        if line.split() and line.split()[0] in ("gpt-4.1", "o3", "gpt-4")
+    }
     o200k = int(models["gpt-4.1"][2].replace(",", ""))
     assert o200k == 9_001 + 3 * 8
     assert models["gpt-4.1"][3:] == ["$0.0181", "$0.00451"]  # 9,025 x 2.00 / 1e6 = 0.01805; x 0.50 = 0.0045125

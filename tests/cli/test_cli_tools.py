@@ -22,8 +22,10 @@ from app.settings import REPO_ROOT
 from tests.chat.test_tools_parse import WEATHER, call, chat, read
 from tests.chat.tools_fake import installed
 
-WITH_FAKE = ("from tests.chat.tools_fake import FAKE; from app.chat import render; render.FORMATS['chatml'] = FAKE; "
-             "from app.cli import main; raise SystemExit(main())")
+WITH_FAKE = (
+    "from tests.chat.tools_fake import FAKE; from app.chat import render; render.FORMATS['chatml'] = FAKE; "
+    "from app.cli import main; raise SystemExit(main())"
+)
 
 
 def run(*args, data_dir, fake: bool = False) -> subprocess.CompletedProcess:
@@ -38,14 +40,17 @@ def write(path, value):
 
 
 def test_tools_in_the_chat_file_or_in_tools_json_give_the_engine_counts(tmp_path, registry):
-    body = write(tmp_path / "body.json", {"model": "gpt-4o", "messages": chat(), "tools": [WEATHER],
-                                          "tool_choice": "auto"})
+    body = write(
+        tmp_path / "body.json", {"model": "gpt-4o", "messages": chat(), "tools": [WEATHER], "tool_choice": "auto"}
+    )
     messages = write(tmp_path / "chat.json", chat())
     tools = write(tmp_path / "tools.json", [WEATHER])
     tools_body = write(tmp_path / "tools_body.json", {"tools": [WEATHER]})
     printed = []
     for args in ([body], [messages, "--tools", tools], [messages, "--tools", tools_body]):
-        result = run("--messages", *args, "-t", "cl100k_base", "-t", "o200k_base", "--json", data_dir=tmp_path, fake=True)
+        result = run(
+            "--messages", *args, "-t", "cl100k_base", "-t", "o200k_base", "--json", data_dir=tmp_path, fake=True
+        )
         assert result.returncode == 0, result.stderr
         printed.append(json.loads(result.stdout))
     assert printed[0] == printed[1] == printed[2]
@@ -53,8 +58,13 @@ def test_tools_in_the_chat_file_or_in_tools_json_give_the_engine_counts(tmp_path
     with installed():
         for name in ("cl100k_base", "o200k_base"):
             rendered = render(registry.get(name), parsed_messages, tools=parsed_tools)
-            assert printed[0][name] == {"prompt_tokens": rendered.count, "format": "chatml", "overhead": rendered.overhead,
-                                        "per_message": rendered.message_counts(), "tools": rendered.tools_count}
+            assert printed[0][name] == {
+                "prompt_tokens": rendered.count,
+                "format": "chatml",
+                "overhead": rendered.overhead,
+                "per_message": rendered.message_counts(),
+                "tools": rendered.tools_count,
+            }
             assert rendered.tools_count > 0
     table = run("--messages", body, "-t", "cl100k_base", data_dir=tmp_path, fake=True)
     assert f"; tools {printed[0]['cl100k_base']['tools']})" in table.stdout.decode()
@@ -85,13 +95,13 @@ def test_a_chat_without_tools_reports_tools_zero(tmp_path):
 
 
 BAD = [  # (chat file, tools file or None, words stderr must hold)
-    (chat(), {"type": "function"}, ["tools.json: \"tools\" is an object"]),
+    (chat(), {"type": "function"}, ['tools.json: "tools" is an object']),
     (chat(), [{"type": "function", "function": {"name": "get weather"}}], ["tools.json: tools[0].function.name"]),
     (chat(call(arguments="{x")), [WEATHER], ["chat.json: messages[1].tool_calls[0].function.arguments", "not JSON"]),
     (chat(call(name="nope")), [WEATHER], ["'nope' is no listed tool"]),
     (chat(answer="c9"), [WEATHER], ["'c9' answers no earlier call"]),
     ({"messages": chat(), "tools": [WEATHER]}, [WEATHER], ['has "tools" and --tools gives them too']),
-    ([{"role": "user", "content": "x", "refusal": None}], None, ['message 0 in', '"tool_calls", "tool_call_id"']),
+    ([{"role": "user", "content": "x", "refusal": None}], None, ["message 0 in", '"tool_calls", "tool_call_id"']),
     ([{"role": "user", "content": None}], None, ["chat.json: messages[0] has no content"]),
 ]
 

@@ -13,8 +13,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def count(tmp_path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "TOKENPRISM_DATA_DIR": str(tmp_path / "data")}
-    return subprocess.run([sys.executable, "-m", "app.cli", "count", *args], capture_output=True, text=True, env=env,
-                          cwd=ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "count", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
 
 
 def corpus(tmp_path) -> list[str]:
@@ -27,8 +33,14 @@ def test_count_by_script_table(tmp_path):
     done = count(tmp_path, "--by", "script", "-t", "cl100k_base", "-t", "gpt2", *corpus(tmp_path))
     assert done.returncode == 0, done.stderr
     rows = {line.split()[0]: line.split()[1:] for line in done.stdout.splitlines()[1:]}
-    assert done.stdout.splitlines()[0].split() == ["SCRIPT", "CHARACTERS", "cl100k_base", "TOKENS/CHAR", "gpt2",
-                                                   "TOKENS/CHAR"]
+    assert done.stdout.splitlines()[0].split() == [
+        "SCRIPT",
+        "CHARACTERS",
+        "cl100k_base",
+        "TOKENS/CHAR",
+        "gpt2",
+        "TOKENS/CHAR",
+    ]
     assert rows["Hangul"][:3] == ["5", "5", "1.000"]  # cl100k_base: 안 and 녕 in two byte pieces each, 하세요
     assert rows["Latin"][:3] == ["10", "2", "0.200"]
     assert list(rows) == ["Latin", "Cyrillic", "Hangul", "Common", "Emoji", "TOTAL"]

@@ -45,7 +45,9 @@ def test_two_trainers_of_one_name_at_once_save_exactly_one(tmp_path, big_corpus)
     os.utime(stale, (time.time() - 2 * HOUR,) * 2)
 
     processes = [
-        subprocess.Popen(train_command(big_corpus, "same"), env=cli_env(data), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        subprocess.Popen(
+            train_command(big_corpus, "same"), env=cli_env(data), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         for _ in range(2)
     ]
     results = [(p.wait(timeout=300), p.stderr.read().decode()) for p in processes]

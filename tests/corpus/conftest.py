@@ -32,8 +32,7 @@ def dask_address():
     """A real Dask cluster on this machine: a scheduler and two worker processes over TCP (one thread each)."""
     from distributed import LocalCluster
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                           host="127.0.0.1")
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1")
     try:
         yield cluster.scheduler_address
     finally:

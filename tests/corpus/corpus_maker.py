@@ -23,8 +23,31 @@ from pathlib import Path
 
 from tests.reference import stdlib_texts
 
-WORDS = ["the", "token", "naïve", "café", "日本語", "の", "文章", "한국어", "텍스트", "русский", "Ελληνικά",
-         "العربية", "😀", "👍🏽", "def", "return", "x = 1", "\n", "  ", "\t", "1234", "3.14", "<|endoftext|>"]
+WORDS = [
+    "the",
+    "token",
+    "naïve",
+    "café",
+    "日本語",
+    "の",
+    "文章",
+    "한국어",
+    "텍스트",
+    "русский",
+    "Ελληνικά",
+    "العربية",
+    "😀",
+    "👍🏽",
+    "def",
+    "return",
+    "x = 1",
+    "\n",
+    "  ",
+    "\t",
+    "1234",
+    "3.14",
+    "<|endoftext|>",
+]
 
 
 def prose(rng: random.Random, words: int) -> str:
@@ -62,8 +85,9 @@ def make_corpus(root: Path, seed: int = 7) -> tuple[list[str], int, int]:
     documents += records
 
     gz_records = [prose(rng, rng.randint(5, 40)) for _ in range(60)]
-    (data / "b.jsonl.gz").write_bytes(gzip.compress(
-        "".join(json.dumps({"text": t}) + "\n" for t in gz_records).encode()))
+    (data / "b.jsonl.gz").write_bytes(
+        gzip.compress("".join(json.dumps({"text": t}) + "\n" for t in gz_records).encode())
+    )
     documents += gz_records
     (data / "broken.jsonl.gz").write_bytes(b'{"text": "a plain file named .gz"}\n')
 

@@ -18,8 +18,20 @@ VARYING = ("runner", "workers", "seconds")  # the only fields that may differ be
 
 def count_args(root, *extra: str) -> list[str]:
     names = [arg for name in NAMES for arg in ("-t", name)]
-    return ["count", *names, "-t", "mini", str(root / "docs"), str(root / "data"), "--exclude", "node_modules",
-            "--by", "file", "--json", *extra]
+    return [
+        "count",
+        *names,
+        "-t",
+        "mini",
+        str(root / "docs"),
+        str(root / "data"),
+        "--exclude",
+        "node_modules",
+        "--by",
+        "file",
+        "--json",
+        *extra,
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -61,13 +73,16 @@ def test_counts_equal_the_reference_libraries(in_one_process, corpus, data_dir):
         assert sum(row[name] for row in report["files"].values()) == report["total"][name]
 
 
-@pytest.mark.parametrize("extra, runner", [
-    (["--workers", "2", "--task-size", "1K", "--max-document-size", "8M"], "2 local processes"),
-    (["--workers", "2", "--task-size", "5K"], "2 local processes"),
-    (["--dask", "ADDRESS", "--task-size", "2K"], "Dask cluster at tcp://127.0.0.1"),
-], ids=["pool-1K", "pool-5K", "dask-cluster"])
-def test_counts_do_not_depend_on_how_the_work_is_split(extra, runner, in_one_process, corpus, data_dir,
-                                                       dask_address):
+@pytest.mark.parametrize(
+    "extra, runner",
+    [
+        (["--workers", "2", "--task-size", "1K", "--max-document-size", "8M"], "2 local processes"),
+        (["--workers", "2", "--task-size", "5K"], "2 local processes"),
+        (["--dask", "ADDRESS", "--task-size", "2K"], "Dask cluster at tcp://127.0.0.1"),
+    ],
+    ids=["pool-1K", "pool-5K", "dask-cluster"],
+)
+def test_counts_do_not_depend_on_how_the_work_is_split(extra, runner, in_one_process, corpus, data_dir, dask_address):
     extra = [dask_address if arg == "ADDRESS" else arg for arg in extra]
     result = run_cli(*count_args(corpus[0], *extra), data_dir=data_dir)
     assert result.returncode == 0, result.stderr.decode()
@@ -77,8 +92,9 @@ def test_counts_do_not_depend_on_how_the_work_is_split(extra, runner, in_one_pro
 
 
 def test_dask_local_starts_a_cluster_of_processes(in_one_process, corpus, data_dir):
-    result = run_cli(*count_args(corpus[0], "--dask", "local", "--workers", "2", "--task-size", "3K"),
-                     data_dir=data_dir)
+    result = run_cli(
+        *count_args(corpus[0], "--dask", "local", "--workers", "2", "--task-size", "3K"), data_dir=data_dir
+    )
     assert result.returncode == 0, result.stderr.decode()
     report = json.loads(result.stdout)
     assert report["runner"].startswith("Dask LocalCluster of 2 processes at tcp://127.0.0.1:")
@@ -87,8 +103,9 @@ def test_dask_local_starts_a_cluster_of_processes(in_one_process, corpus, data_d
 
 def test_table_for_people(corpus, data_dir):
     root = corpus[0]
-    result = run_cli("count", "-t", "cl100k_base", "-t", "o200k_base", str(root / "data"), "--by", "ext",
-                     data_dir=data_dir)
+    result = run_cli(
+        "count", "-t", "cl100k_base", "-t", "o200k_base", str(root / "data"), "--by", "ext", data_dir=data_dir
+    )
     assert result.returncode == 0, result.stderr.decode()
     lines = result.stdout.decode().splitlines()
     assert lines[0].split() == ["TOKENIZER", "TOKENS", "TOKENS/BYTE", "CHARS/TOKEN", "VS", "BEST"]
@@ -122,22 +139,25 @@ def test_progress_goes_to_stderr_only_when_asked(corpus, data_dir):
     assert shown.stdout == quiet.stdout
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["count", "/no/such/dir"], "no such file or directory: /no/such/dir"),
-    (["count", "-t", "gpt-9", "DOCS"], "unknown tokenizer 'gpt-9'"),
-    (["count", "DOCS", "--field", "body"], "--field applies to .jsonl"),
-    (["count", "DATA/a.jsonl", "--column", "body"], "--column applies to .parquet"),
-    (["count", "DATA/a.jsonl", "--include", "*.py"], "--include and --exclude filter"),
-    (["count", "DOCS", "--task-size", "0"], "--task-size 0 is out of range"),
-    (["count", "DOCS", "--max-document-size", "8 parsecs"], "is not a size"),
-    (["count", "DOCS", "--workers", "0"], "--workers 0 is out of range"),
-    (["count", "DOCS", "--dask", "not an address"], "is not a scheduler address"),
-    (["count", "DOCS", "--dask", "tcp://127.0.0.1:9", "--workers", "2"], "drop --workers"),
-    (["count", "DOCS", "--dask", "tcp://127.0.0.1:1"], "cannot use the Dask scheduler at tcp://127.0.0.1:1"),
-    (["count", "DOCS", "--messages", "chat.json"], "either files or --messages"),
-    (["count", "DOCS", "--include", "*.none"], "no files to read in"),
-    (["train", "DOCS", "--vocab-size", "100", "--name", "x"], "vocab_size 100 is too small"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["count", "/no/such/dir"], "no such file or directory: /no/such/dir"),
+        (["count", "-t", "gpt-9", "DOCS"], "unknown tokenizer 'gpt-9'"),
+        (["count", "DOCS", "--field", "body"], "--field applies to .jsonl"),
+        (["count", "DATA/a.jsonl", "--column", "body"], "--column applies to .parquet"),
+        (["count", "DATA/a.jsonl", "--include", "*.py"], "--include and --exclude filter"),
+        (["count", "DOCS", "--task-size", "0"], "--task-size 0 is out of range"),
+        (["count", "DOCS", "--max-document-size", "8 parsecs"], "is not a size"),
+        (["count", "DOCS", "--workers", "0"], "--workers 0 is out of range"),
+        (["count", "DOCS", "--dask", "not an address"], "is not a scheduler address"),
+        (["count", "DOCS", "--dask", "tcp://127.0.0.1:9", "--workers", "2"], "drop --workers"),
+        (["count", "DOCS", "--dask", "tcp://127.0.0.1:1"], "cannot use the Dask scheduler at tcp://127.0.0.1:1"),
+        (["count", "DOCS", "--messages", "chat.json"], "either files or --messages"),
+        (["count", "DOCS", "--include", "*.none"], "no files to read in"),
+        (["train", "DOCS", "--vocab-size", "100", "--name", "x"], "vocab_size 100 is too small"),
+    ],
+)
 def test_bad_options_are_one_line_and_status_2(args, fragment, corpus, data_dir):
     root = corpus[0]
     args = [a.replace("DOCS", str(root / "docs")).replace("DATA", str(root / "data")) for a in args]

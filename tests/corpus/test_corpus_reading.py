@@ -19,8 +19,12 @@ def read_all(paths, **options) -> tuple[list[str], Problems]:
     problems = Problems()
     with open_plan([str(p) for p in paths], CorpusOptions(**options)) as plan:
         problems.add(plan.problems)
-        texts = [text for task in plan.tasks() for part in task.parts
-                 for text, size in documents(part, plan.options, problems)]
+        texts = [
+            text
+            for task in plan.tasks()
+            for part in task.parts
+            for text, size in documents(part, plan.options, problems)
+        ]
     return texts, problems
 
 
@@ -38,7 +42,14 @@ def test_corpus_order_and_filters(corpus):
 
 def test_formats_by_name():
     assert [format_of(n) for n in ["a.jsonl", "A.JSONL.GZ", "b.ndjson", "c.parquet", "d.txt.gz", "e.py", "f"]] == [
-        "jsonl", "jsonl.gz", "jsonl", "parquet", "gz", "text", "text"]
+        "jsonl",
+        "jsonl.gz",
+        "jsonl",
+        "parquet",
+        "gz",
+        "text",
+        "text",
+    ]
 
 
 @pytest.mark.parametrize("task_size", [1 << 10, 3 << 10, 10 << 10, 1 << 20])
@@ -101,8 +112,16 @@ def test_a_truncated_gzip_keeps_what_came_before_and_says_so(tmp_path):
 
 def test_records_over_the_document_size_are_skipped_and_reported(tmp_path):
     path = tmp_path / "r.jsonl"
-    path.write_text(json.dumps({"text": "small"}) + "\n" + json.dumps({"text": "y" * 5000}) + "\n"
-                    + json.dumps({"text": "z" * 50_000}) + "\n" + json.dumps({"text": "after"}) + "\n")
+    path.write_text(
+        json.dumps({"text": "small"})
+        + "\n"
+        + json.dumps({"text": "y" * 5000})
+        + "\n"
+        + json.dumps({"text": "z" * 50_000})
+        + "\n"
+        + json.dumps({"text": "after"})
+        + "\n"
+    )
     texts, problems = read_all([path], max_document_bytes=2048)
     assert texts == ["small", "after"] and problems.bad_records == 2
     assert "over --max-document-size" in problems.messages()[0] and "a line over" in problems.messages()[1]

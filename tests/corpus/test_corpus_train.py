@@ -33,8 +33,9 @@ def tie_corpus(tmp_path_factory):
         path = root / "texts" / f"{i // 100}" / f"{i % 100:03d}.txt"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    (root / "records.jsonl").write_text("".join(json.dumps({"body": t}) + "\n" for t in documents[300:]),
-                                        encoding="utf-8")
+    (root / "records.jsonl").write_text(
+        "".join(json.dumps({"body": t}) + "\n" for t in documents[300:]), encoding="utf-8"
+    )
     return root, documents
 
 
@@ -43,8 +44,19 @@ def single_process_merges(documents: list[str]) -> list[tuple[int, int]]:
 
 
 def trained_merges(root, data_dir, name: str, *extra: str) -> list[tuple[int, int]]:
-    result = run_cli("train", str(root / "texts"), str(root / "records.jsonl"), "--field", "body",
-                     "--vocab-size", str(VOCAB), "--name", name, *extra, data_dir=data_dir)
+    result = run_cli(
+        "train",
+        str(root / "texts"),
+        str(root / "records.jsonl"),
+        "--field",
+        "body",
+        "--vocab-size",
+        str(VOCAB),
+        "--name",
+        name,
+        *extra,
+        data_dir=data_dir,
+    )
     assert result.returncode == 0, result.stderr.decode()
     assert b"merging" in result.stderr and b"saved to" in result.stderr
     return list(BPETokenizer.load(data_dir / "tokenizers" / f"{name}.bpe").merges)

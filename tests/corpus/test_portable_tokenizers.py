@@ -19,7 +19,10 @@ def test_every_builtin_pickles_to_the_same_tokenizer(name, registry):
     copy = pickle.loads(pickle.dumps(tokenizer))
     assert type(copy) is type(tokenizer) and copy.name == tokenizer.name
     assert (copy.vocab_size, copy.description, copy.special_tokens) == (
-        tokenizer.vocab_size, tokenizer.description, tokenizer.special_tokens)
+        tokenizer.vocab_size,
+        tokenizer.description,
+        tokenizer.special_tokens,
+    )
     for allow_special in (False, True):
         assert copy.encode(TEXT, allow_special) == tokenizer.encode(TEXT, allow_special)
     ids = tokenizer.encode(TEXT)
@@ -42,6 +45,9 @@ def test_specs_send_builtins_by_name_and_the_others_whole(tmp_path):
     BPETokenizer.train(TEXT * 5, 300, name="mine").save(tmp_path / "tokenizers" / "mine.bpe")
     specs = specs_for(["gpt-4o", "cl100k_base", "mine", "o200k_base"], registry)
     assert [(s.name, s.tokenizer is None) for s in specs] == [
-        ("o200k_base", True), ("cl100k_base", True), ("mine", False)]
+        ("o200k_base", True),
+        ("cl100k_base", True),
+        ("mine", False),
+    ]
     assert len(pickle.dumps(specs[0])) < 200
     assert pickle.loads(pickle.dumps(specs[2])).get().encode(TEXT) == registry.get("mine").encode(TEXT)

@@ -103,8 +103,11 @@ def reference_parents(ranks: dict[bytes, int], data: bytes, rank: int) -> tuple[
         parts[at : at + 2] = [parts[at] + parts[at + 1]]
     if len(parts) == 2 and ranks.get(parts[0], rank) < rank and ranks.get(parts[1], rank) < rank:
         return ranks[parts[0]], ranks[parts[1]], "merge"
-    splits = [(max(left, right), cut, left, right) for cut in range(1, len(data))
-              if (left := ranks.get(data[:cut], rank)) < rank and (right := ranks.get(data[cut:], rank)) < rank]
+    splits = [
+        (max(left, right), cut, left, right)
+        for cut in range(1, len(data))
+        if (left := ranks.get(data[:cut], rank)) < rank and (right := ranks.get(data[cut:], rank)) < rank
+    ]
     return (min(splits)[2], min(splits)[3], "split") if splits else None
 
 
@@ -220,8 +223,14 @@ def test_huggingface_without_merges_says_why(kind, word):
 def _trained_sentencepiece(model_type: str) -> bytes:
     model = io.BytesIO()
     text = "\n".join(text for _, text in stdlib_texts(count=4, max_chars=20_000)).splitlines()
-    sentencepiece.SentencePieceTrainer.train(sentence_iterator=iter(text), model_writer=model, vocab_size=400,
-                                             model_type=model_type, byte_fallback=True, minloglevel=2)
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(text),
+        model_writer=model,
+        vocab_size=400,
+        model_type=model_type,
+        byte_fallback=True,
+        minloglevel=2,
+    )
     return model.getvalue()
 
 

@@ -17,9 +17,11 @@ _ESCAPE = re.compile(r"\\(r|n|t|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2})")
 
 def report_text(token: str) -> str:
     """The report's way of writing a token, undone: "▁" is a space, \\r \\uXXXX \\xNN are escapes."""
+
     def unescape(match):
         code = match[1]
         return {"r": "\r", "n": "\n", "t": "\t"}.get(code) or chr(int(code[1:], 16))
+
     return _ESCAPE.sub(unescape, token).replace("\u2581", " ")
 
 

@@ -33,6 +33,7 @@ def full_scan(found, query: bytes) -> list[int]:
 
 def drawn_query(data):
     """A piece of a random token of the vocabulary, 1 to 8 bytes, sometimes with a random byte added."""
+
     def draw(found):
         piece = found.index.piece(data.draw(st.integers(0, len(found.index) - 1)))
         start = data.draw(st.integers(0, max(0, len(piece) - 1)))
@@ -40,6 +41,7 @@ def drawn_query(data):
         if data.draw(st.booleans()):
             query += bytes([data.draw(st.integers(0, 255))])
         return query
+
     return draw
 
 
@@ -129,15 +131,18 @@ def test_stats_match_a_count_by_hand(gpt2):
     assert stats["special"] == 1 and stats["tokens"] == 50257
 
 
-@pytest.mark.parametrize("q, mode, offset, limit, message", [
-    ("x" * 257, "substring", 0, 50, "at most 256"),
-    ("a", "fuzzy", 0, 50, "not one of substring, prefix, regex, id"),
-    ("a", "substring", -1, 50, "offset -1 is out of range"),
-    ("a", "substring", 0, 0, "limit 0 is out of range"),
-    ("a", "substring", 0, 501, "limit 501 is out of range"),
-    ("12a", "id", 0, 50, "not a token id"),
-    ("20-10", "id", 0, 50, "runs backwards"),
-])
+@pytest.mark.parametrize(
+    "q, mode, offset, limit, message",
+    [
+        ("x" * 257, "substring", 0, 50, "at most 256"),
+        ("a", "fuzzy", 0, 50, "not one of substring, prefix, regex, id"),
+        ("a", "substring", -1, 50, "offset -1 is out of range"),
+        ("a", "substring", 0, 0, "limit 0 is out of range"),
+        ("a", "substring", 0, 501, "limit 501 is out of range"),
+        ("12a", "id", 0, 50, "not a token id"),
+        ("20-10", "id", 0, 50, "runs backwards"),
+    ],
+)
 def test_search_bounds_name_the_bad_value(gpt2, q, mode, offset, limit, message):
     with pytest.raises(InvalidInput, match=message):
         vocab_search.search(gpt2, q, mode, offset, limit)
@@ -146,12 +151,17 @@ def test_search_bounds_name_the_bad_value(gpt2, q, mode, offset, limit, message)
 def test_pages_join_to_the_whole_answer(gpt2):
     whole = vocab_search.search(gpt2, "ing", "substring", 0, 500)
     assert whole["total"] > 500
-    pages = [vocab_search.search(gpt2, "ing", "substring", offset, 137)["matches"] for offset in range(0, whole["total"], 137)]
+    pages = [
+        vocab_search.search(gpt2, "ing", "substring", offset, 137)["matches"]
+        for offset in range(0, whole["total"], 137)
+    ]
     ids = [m["id"] for page in pages for m in page]
     assert ids == [gpt2.index.ids[p] for p in full_scan(gpt2, b"ing")]
     rng = random.Random(7)
     for match in rng.sample(whole["matches"], 20):
-        assert bytes.fromhex(match["bytes"]) == gpt2.index.bytes_of(match["id"]) and match["length"] == len(bytes.fromhex(match["bytes"]))
+        assert bytes.fromhex(match["bytes"]) == gpt2.index.bytes_of(match["id"]) and match["length"] == len(
+            bytes.fromhex(match["bytes"])
+        )
 
 
 def test_sentencepiece_reads_its_space_mark_as_a_space(registry):

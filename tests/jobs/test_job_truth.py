@@ -25,10 +25,20 @@ def dead_job_saving(tmp_path, job_id: str, spec: TrainSpec, model: bytes) -> Non
     store = JobStore(tmp_path / "jobs.sqlite3")
     assert store.create(job_id, "train", spec.name, spec.to_json(), spec.merges_wanted, DEAD_OWNER)
     assert store.start(job_id)
-    summary = {"tokenizer": spec.name, "vocab_size": spec.vocab_size, "merges": spec.merges_wanted,
-               "merges_wanted": spec.merges_wanted, "pattern": spec.pattern, "special_tokens": {},
-               "description": "", "characters": 1, "bytes": 1, "documents": 1, "seconds": 0.1,
-               "sha256": hashlib.sha256(model).hexdigest()}
+    summary = {
+        "tokenizer": spec.name,
+        "vocab_size": spec.vocab_size,
+        "merges": spec.merges_wanted,
+        "merges_wanted": spec.merges_wanted,
+        "pattern": spec.pattern,
+        "special_tokens": {},
+        "description": "",
+        "characters": 1,
+        "bytes": 1,
+        "documents": 1,
+        "seconds": 0.1,
+        "sha256": hashlib.sha256(model).hexdigest(),
+    }
     assert store.begin_saving(job_id, summary)
     store.close()
 

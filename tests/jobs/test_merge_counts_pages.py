@@ -47,9 +47,9 @@ def shown_counts(html: str) -> list[int]:
 def test_replay_lists_the_training_counts_around_k(client, k):
     _, counts = naive_train_counted(CORPUS, PATTERNS["gpt4"], 40)
     html = client.get("/train/replay", params={"tokenizer": "counted", "k": k}).text
-    assert shown_counts(html) == counts[max(0, k - 4): k + 4]
+    assert shown_counts(html) == counts[max(0, k - 4) : k + 4]
     widths = [float(w) for w in re.findall(r'data-role="merge-count-bar" data-width="([\d.]+)"', html)]
-    assert widths == [bar_width(c, counts[0]) for c in counts[max(0, k - 4): k + 4]]
+    assert widths == [bar_width(c, counts[0]) for c in counts[max(0, k - 4) : k + 4]]
     assert widths == sorted(widths, reverse=True) and 0 < widths[-1] <= widths[0] <= 100
     assert f"{counts[k - 1 if k else 0]:,}× in training" in html
     assert 'data-role="merge-count-spark"' in html and 'data-role="counts-unknown"' not in html
@@ -75,14 +75,22 @@ def test_a_running_job_reports_its_first_merges_with_their_counts(tmp_path):
     try:
         corpus = long_corpus()
         job = runner.submit(TrainSpec("long", 20_000), corpus)
-        state = wait(runner, job, until=lambda s: len(s.get("first_merges") or []) == 10 or s["status"] not in ("queued", "running"))
+        state = wait(
+            runner,
+            job,
+            until=lambda s: len(s.get("first_merges") or []) == 10 or s["status"] not in ("queued", "running"),
+        )
         assert state["status"] == "running" and state["merges_done"] < state["merges_total"], state
         runner.cancel(job)
     finally:
         runner.close()
     pairs, counts = naive_train_counted(corpus, PATTERNS["gpt4"], 10)
-    assert [(m["left"], m["right"], m["count"]) for m in state["first_merges"]] == [(*p, c) for p, c in zip(pairs, counts)]
-    assert [m["id"] for m in state["first_merges"]] == list(range(256, 266)) and state["first_merges"][0]["text"] == "  "
+    assert [(m["left"], m["right"], m["count"]) for m in state["first_merges"]] == [
+        (*p, c) for p, c in zip(pairs, counts)
+    ]
+    assert [m["id"] for m in state["first_merges"]] == list(range(256, 266)) and state["first_merges"][0][
+        "text"
+    ] == "  "
 
 
 def test_the_job_page_lists_the_first_merges_with_their_counts(client):
@@ -109,8 +117,15 @@ def test_a_jobs_table_made_before_first_merges_gets_the_column(tmp_path):
         assert "first_merges" not in [row[1] for row in old.execute("PRAGMA table_info(jobs)")]
     jobs = store.JobStore(path)
     try:
-        assert jobs.create("j1", "train", "n", '{"vocab_size": 300, "pattern": "gpt4", "special_tokens": [], '
-                           '"replace": false}', 44, "me", status="running")
+        assert jobs.create(
+            "j1",
+            "train",
+            "n",
+            '{"vocab_size": 300, "pattern": "gpt4", "special_tokens": [], "replace": false}',
+            44,
+            "me",
+            status="running",
+        )
         jobs.first_merges("j1", [{"id": 256, "left": 32, "right": 32, "bytes": "2020", "text": "  ", "count": 7}])
         assert store.public(jobs.get("j1"))["first_merges"][0]["count"] == 7
     finally:

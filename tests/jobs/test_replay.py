@@ -15,11 +15,13 @@ from tests.reference import stdlib_texts
 from tests.bpe.test_bpe_vs_naive import naive_merge
 
 
-def naive_encode(text: str, pattern: str | None, pairs: list[tuple[int, int]], k: int, byte_ids=range(256)) -> list[int]:
+def naive_encode(
+    text: str, pattern: str | None, pairs: list[tuple[int, int]], k: int, byte_ids=range(256)
+) -> list[int]:
     """minbpe's encoder with only the first k merges: in each chunk, merge the pair of lowest rank, repeatedly."""
     merges = {pair: 256 + i for i, pair in enumerate(pairs[:k])}
     out = []
-    for chunk in (regex.findall(pattern, text) if pattern else [text] if text else []):
+    for chunk in regex.findall(pattern, text) if pattern else [text] if text else []:
         ids = [byte_ids[b] for b in chunk.encode("utf-8")]
         while len(ids) >= 2:
             pair = min(set(zip(ids, ids[1:])), key=lambda p: merges.get(p, float("inf")))

@@ -92,7 +92,9 @@ def test_the_queue_is_bounded_and_cancel_kills_the_child(runner, tmp_path):
         time.sleep(0.05)
     assert not children() & before, "the cancelled job's process is gone"
     time.sleep(0.5)  # its thread tidies up
-    assert not (tmp_path / "tokenizers" / "long.bpe").exists() and not (tmp_path / "tokenizers" / "waiting.bpe").exists()
+    assert (
+        not (tmp_path / "tokenizers" / "long.bpe").exists() and not (tmp_path / "tokenizers" / "waiting.bpe").exists()
+    )
     assert list((tmp_path / "jobs" / "corpus").iterdir()) == []
     assert list((tmp_path / "tokenizers").glob(".*.tmp")) == []
     again = runner.submit(TrainSpec("waiting", 300), SMALL)  # the slots are free again
@@ -108,12 +110,17 @@ def test_a_name_is_trained_by_one_job_at_a_time(runner):
 
 def test_run_inline_is_the_same_work_in_this_process(runner, tmp_path):
     seen = []
-    summary = runner.run_inline(TrainSpec("inline", 256 + 30, "gpt2", ("<|end|>",)), SMALL,
-                                progress=lambda done, total: seen.append((done, total)))
+    summary = runner.run_inline(
+        TrainSpec("inline", 256 + 30, "gpt2", ("<|end|>",)),
+        SMALL,
+        progress=lambda done, total: seen.append((done, total)),
+    )
     assert seen[-1] == (29, 29) and summary["merges"] == 29 and summary["special_tokens"] == {"<|end|>": 285}
     state = runner.status(summary["job"])
     assert state["status"] == "done" and state["merges_done"] == 29
-    assert list(BPETokenizer.load(tmp_path / "tokenizers" / "inline.bpe").merges) == naive_train(SMALL, PATTERNS["gpt2"], 29)
+    assert list(BPETokenizer.load(tmp_path / "tokenizers" / "inline.bpe").merges) == naive_train(
+        SMALL, PATTERNS["gpt2"], 29
+    )
     with pytest.raises(NameTaken):
         runner.run_inline(TrainSpec("inline", 300), SMALL)
     replaced = runner.run_inline(TrainSpec("inline", 300, replace=True), SMALL)
@@ -126,7 +133,9 @@ def test_run_inline_is_the_same_work_in_this_process(runner, tmp_path):
 
     counted = runner.run_inline(TrainSpec("inline-counted", 256 + 30, "gpt4"), count)
     assert asked == [PATTERNS["gpt4"]] and counted["characters"] is None and counted["merges"] == 30
-    assert list(BPETokenizer.load(tmp_path / "tokenizers" / "inline-counted.bpe").merges) == naive_train(SMALL, PATTERNS["gpt4"], 30)
+    assert list(BPETokenizer.load(tmp_path / "tokenizers" / "inline-counted.bpe").merges) == naive_train(
+        SMALL, PATTERNS["gpt4"], 30
+    )
 
 
 def test_a_restart_interrupts_the_jobs_of_a_dead_runner(tmp_path):

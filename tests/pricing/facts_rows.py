@@ -50,5 +50,7 @@ def priced(tmp_path, monkeypatch) -> Path:
 
 def facts_env(path: Path) -> dict:
     """What a child process (a server, the CLI) adds to its environment to read the facts at `path`."""
-    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(HOOKS), os.environ.get("PYTHONPATH")])),
-            "TOKENPRISM_TEST_FACTS": str(path)}
+    return {
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(HOOKS), os.environ.get("PYTHONPATH")])),
+        "TOKENPRISM_TEST_FACTS": str(path),
+    }

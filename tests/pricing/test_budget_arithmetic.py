@@ -14,10 +14,30 @@ from app.pricing.money import percent, usd
 
 from tests.pricing.facts_rows import priced  # noqa: F401  (a fixture)
 
-MADE_UP = ModelFact("made-up-1", 10_000, 2_000, Decimal("2.50"), Decimal("0.075"), Decimal("10.00"),
-                    "https://example.com/made-up", "2025-06-01")
-FIELDS = ["model", "context_window", "used", "share", "fits", "room", "input_usd", "cached_input_usd",
-          "output_usd_per_1k", "prices_as_of", "source", "note"]
+MADE_UP = ModelFact(
+    "made-up-1",
+    10_000,
+    2_000,
+    Decimal("2.50"),
+    Decimal("0.075"),
+    Decimal("10.00"),
+    "https://example.com/made-up",
+    "2025-06-01",
+)
+FIELDS = [
+    "model",
+    "context_window",
+    "used",
+    "share",
+    "fits",
+    "room",
+    "input_usd",
+    "cached_input_usd",
+    "output_usd_per_1k",
+    "prices_as_of",
+    "source",
+    "note",
+]
 
 
 def test_the_fields_and_the_sums_to_the_cent():
@@ -31,14 +51,21 @@ def test_the_fields_and_the_sums_to_the_cent():
     assert (result["model"], result["context_window"], result["used"]) == ("made-up-1", 10_000, 3)
     assert result["share"] == 3 / 10_000 and result["fits"] is True
     assert result["room"] == 2_000  # 9,997 left, capped by the largest output
-    assert (result["prices_as_of"], result["source"], result["note"]) == ("2025-06-01", "https://example.com/made-up", None)
+    assert (result["prices_as_of"], result["source"], result["note"]) == (
+        "2025-06-01",
+        "https://example.com/made-up",
+        None,
+    )
 
 
 def test_large_counts_stay_exact():
     assert cost(123_456_789, Decimal("0.075")) == Decimal("9.259259175")
     assert cost(1_000_000, Decimal("2.50")) == Decimal("2.5")
     assert cost(0, Decimal("2.50")) == 0
-    assert as_json({"x": cost(7, Decimal("2.50")), "y": cost(40_000_000, Decimal("0.075"))}) == {"x": "0.0000175", "y": "3"}
+    assert as_json({"x": cost(7, Decimal("2.50")), "y": cost(40_000_000, Decimal("0.075"))}) == {
+        "x": "0.0000175",
+        "y": "3",
+    }
 
 
 def test_the_json_writes_exact_decimal_strings_never_exponents():
@@ -68,8 +95,18 @@ def test_over_the_window():
 def test_no_facts_is_null_never_a_guess():
     result = budget(None, 42, reply_tokens=10, model="o3")
     assert result["model"] == "o3" and result["used"] == 42 and result["reply_tokens"] == 10
-    for field in ("context_window", "share", "fits", "room", "input_usd", "cached_input_usd", "output_usd_per_1k",
-                  "prices_as_of", "source", "output_usd"):
+    for field in (
+        "context_window",
+        "share",
+        "fits",
+        "room",
+        "input_usd",
+        "cached_input_usd",
+        "output_usd_per_1k",
+        "prices_as_of",
+        "source",
+        "output_usd",
+    ):
         assert result[field] is None, field
     assert "no facts" in result["note"] and "GET /api/models" in result["note"]
 
@@ -96,15 +133,26 @@ def test_model_budget_looks_up_exact_names_only(priced):
     assert budgets.find_fact("o3") is None
 
 
-@pytest.mark.parametrize("amount, shown", [
-    ("0.0001234", "$0.000123"), ("0.0123", "$0.0123"), ("0.005", "$0.005"), ("0", "$0.00"),
-    ("17.5", "$17.50"), ("1234.567", "$1,234.57"), ("0.000000225", "$0.000000225"), ("0.9999", "$1.00"),
-    ("0.00012350", "$0.000124"),
-])
+@pytest.mark.parametrize(
+    "amount, shown",
+    [
+        ("0.0001234", "$0.000123"),
+        ("0.0123", "$0.0123"),
+        ("0.005", "$0.005"),
+        ("0", "$0.00"),
+        ("17.5", "$17.50"),
+        ("1234.567", "$1,234.57"),
+        ("0.000000225", "$0.000000225"),
+        ("0.9999", "$1.00"),
+        ("0.00012350", "$0.000124"),
+    ],
+)
 def test_money_is_shown_to_a_cent_fraction_that_makes_sense(amount, shown):
     assert usd(Decimal(amount)) == shown
 
 
 def test_unknowns_and_shares_are_shown():
     assert usd(None) == "-" and percent(None) == "-"
-    assert percent(0.00001) == "<0.1%" and percent(0.875) == "87.5%" and percent(1.25) == "125.0%" and percent(0) == "0.0%"
+    assert (
+        percent(0.00001) == "<0.1%" and percent(0.875) == "87.5%" and percent(1.25) == "125.0%" and percent(0) == "0.0%"
+    )

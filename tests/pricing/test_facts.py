@@ -41,13 +41,26 @@ def test_every_shipped_row_is_a_model_whose_tokenizer_we_ship(fact: ModelFact):
     assert model is not None and model.tokenizer in BUILTIN_NAMES, (fact.model, model)
 
 
-@pytest.mark.parametrize("name, window", [
-    ("gpt-4o", 128_000), ("gpt-4.1", 1_047_576), ("o3", 200_000), ("gpt-3.5-turbo", 16_385), ("gpt-4", 8_192),
-    ("gpt-4.1-mini", 1_047_576), ("gpt-4o-mini", 128_000), ("o4-mini", 200_000), ("o1", 200_000),
-    ("llama-3.1-8b-instruct", 131_072), ("llama-3.3-70b-instruct", 131_072), ("meta-llama-3-8b", 8_192),
-    ("llama-4-scout-17b-16e-instruct", 10_485_760), ("llama-4-maverick-17b-128e-instruct", 1_048_576),
-    ("deepseek-v4-pro", 1_000_000),
-])
+@pytest.mark.parametrize(
+    "name, window",
+    [
+        ("gpt-4o", 128_000),
+        ("gpt-4.1", 1_047_576),
+        ("o3", 200_000),
+        ("gpt-3.5-turbo", 16_385),
+        ("gpt-4", 8_192),
+        ("gpt-4.1-mini", 1_047_576),
+        ("gpt-4o-mini", 128_000),
+        ("o4-mini", 200_000),
+        ("o1", 200_000),
+        ("llama-3.1-8b-instruct", 131_072),
+        ("llama-3.3-70b-instruct", 131_072),
+        ("meta-llama-3-8b", 8_192),
+        ("llama-4-scout-17b-16e-instruct", 10_485_760),
+        ("llama-4-maverick-17b-128e-instruct", 1_048_576),
+        ("deepseek-v4-pro", 1_000_000),
+    ],
+)
 def test_the_published_windows(name, window):
     assert load_facts(None).get(name).context_window == window
 
@@ -56,19 +69,28 @@ def test_prices_are_the_published_decimals():
     facts = load_facts(None)
     gpt4o, mini = facts.get("gpt-4o"), facts.get("gpt-4o-mini")
     assert (gpt4o.input_usd, gpt4o.cached_input_usd, gpt4o.output_usd, gpt4o.max_output) == (
-        Decimal("2.50"), Decimal("1.25"), Decimal("10.00"), 16_384)
+        Decimal("2.50"),
+        Decimal("1.25"),
+        Decimal("10.00"),
+        16_384,
+    )
     assert str(mini.cached_input_usd) == "0.075"  # as published, not 0.07500000000000001
     assert facts.get("gpt-4o").info()["input_usd_per_mtok"] == "2.50"
     embedding = facts.get("text-embedding-3-small")
     assert (embedding.context_window, embedding.input_usd, embedding.output_usd, embedding.max_output) == (
-        8_191, Decimal("0.02"), None, None)
+        8_191,
+        Decimal("0.02"),
+        None,
+        None,
+    )
     llama = facts.get("llama-3.1-70b-instruct")
     assert (llama.input_usd, llama.output_usd, llama.max_output) == (None, None, None)  # Meta publishes no prices
 
 
 def test_lookup_takes_names_as_requests_give_them():
-    gpt4o = ModelFact("gpt-4o", 128_000, 16_384, Decimal("2.50"), None, Decimal("10.00"), "https://a.example/",
-                      "2026-11-25")
+    gpt4o = ModelFact(
+        "gpt-4o", 128_000, 16_384, Decimal("2.50"), None, Decimal("10.00"), "https://a.example/", "2026-11-25"
+    )
     rule = ModelFact("gpt-4o-*", 128_000, None, None, None, None, "https://b.example/", "2026-11-25")
     table = FactsTable({"gpt-4o": gpt4o})
     assert table.get("GPT-4o") is gpt4o and table.lookup("openai/GPT-4o") is gpt4o

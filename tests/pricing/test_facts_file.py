@@ -15,8 +15,16 @@ HEADER = "\t".join(COLUMNS)
 SOURCE = "https://example.com/pricing"
 
 
-def row(model="gpt-4o", window="128000", largest="16384", price="2.50", cached="1.25", output="10.00",
-        source=SOURCE, read_on="2026-11-25") -> str:
+def row(
+    model="gpt-4o",
+    window="128000",
+    largest="16384",
+    price="2.50",
+    cached="1.25",
+    output="10.00",
+    source=SOURCE,
+    read_on="2026-11-25",
+) -> str:
     return "\t".join([model, window, largest, price, cached, output, source, read_on])
 
 
@@ -27,8 +35,15 @@ def write(tmp_path, *lines: str, raw: bytes | None = None):
 
 
 def test_an_override_replaces_a_price_and_adds_a_row(tmp_path):
-    write(tmp_path, HEADER, "# our contract price", row(price="2.00"), "",
-          row(model="gpt-4o-2024-08-06", price="2.25", cached="", output=""), row(model="gpt-4.1-*", price="1.00"))
+    write(
+        tmp_path,
+        HEADER,
+        "# our contract price",
+        row(price="2.00"),
+        "",
+        row(model="gpt-4o-2024-08-06", price="2.25", cached="", output=""),
+        row(model="gpt-4.1-*", price="1.00"),
+    )
     facts = load_facts(tmp_path)
     assert facts.get("gpt-4o").input_usd == Decimal("2.00") and facts.get("gpt-4o").source == SOURCE
     assert facts.get("gpt-4o-2024-08-06").cached_input_usd is None
@@ -49,8 +64,13 @@ BAD = [  # (what, lines after the header or None for the header itself, line, fi
     ("a price that is no number", [HEADER, row(price="$2.50")], 2, "input_usd", "'$2.50' is not a number"),
     ("NaN", [HEADER, row(output="NaN")], 2, "output_usd", "'NaN' is not a number"),
     ("a negative price", [HEADER, row(cached="-1.25")], 2, "cached_input_usd", "'-1.25' is negative"),
-    ("window under the output", [HEADER, row(window="8192")], 2, "max_output",
-     "16,384 is over the context_window 8,192"),
+    (
+        "window under the output",
+        [HEADER, row(window="8192")],
+        2,
+        "max_output",
+        "16,384 is over the context_window 8,192",
+    ),
     ("a missing source", [HEADER, row(source="")], 2, "source", "is missing"),
     ("a source that is no URL", [HEADER, row(source="our contract")], 2, "source", "is not an http(s) URL"),
     ("a bad date", [HEADER, row(read_on="2026-13-01")], 2, "read_on", "'2026-13-01' is not a date"),

@@ -32,9 +32,14 @@ def test_an_override_changes_a_price_after_a_restart(tmp_path):
     try:
         rows = models_by_name(base_url)
         assert rows["gpt-4o"]["facts"] == {
-            "context_window": 128000, "max_output": 16384, "input_usd_per_mtok": "1.75",
-            "cached_input_usd_per_mtok": None, "output_usd_per_mtok": "7.00",
-            "source": "https://example.com/our-contract", "read_on": "2026-11-20"}
+            "context_window": 128000,
+            "max_output": 16384,
+            "input_usd_per_mtok": "1.75",
+            "cached_input_usd_per_mtok": None,
+            "output_usd_per_mtok": "7.00",
+            "source": "https://example.com/our-contract",
+            "read_on": "2026-11-20",
+        }
         assert rows["gpt-4.1"]["facts"]["input_usd_per_mtok"] == "2.00"  # rows the file does not name stay
     finally:
         stop_server(process)

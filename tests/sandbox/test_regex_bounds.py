@@ -30,7 +30,7 @@ from app.tokenizers.registry import default_registry
 
 HUGE = "(?:(?:a{1000}){1000}){1000}"  # the pattern: 23 GB when compiled in the server
 LARGE = "(?:a{1000}){1000}"  # ~270 MB to compile: over the sandbox's bound, harmless if compiled here
-DEEPSEEK = (REPO_ROOT / "tokenizers" / "deepseek_v4.tokenizer.json.gz")
+DEEPSEEK = REPO_ROOT / "tokenizers" / "deepseek_v4.tokenizer.json.gz"
 
 
 def _peak_mb() -> int:
@@ -95,24 +95,38 @@ def test_the_sandbox_child_is_killed_on_timeout_and_replaced():
 
 def _word_level(pre_tokenizer: dict | None = None, normalizer: dict | None = None, size: int = 300) -> bytes:
     vocab = {"[UNK]": 0, **{f"w{i}": i + 1 for i in range(size - 1)}}
-    return json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": normalizer,
-        "pre_tokenizer": pre_tokenizer, "post_processor": None, "decoder": None,
-        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
-    }).encode()
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [],
+            "normalizer": normalizer,
+            "pre_tokenizer": pre_tokenizer,
+            "post_processor": None,
+            "decoder": None,
+            "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
+        }
+    ).encode()
 
 
 def _split(pattern: str) -> dict:
     return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}
 
 
-@pytest.mark.parametrize("pre_tokenizer, normalizer, shown", [
-    (_split("(q|qq)+r"), None, "(q|qq)+r"),
-    ({"type": "Sequence", "pretokenizers": [{"type": "Whitespace"}, _split("(?:q|qq)+r")]}, None, "(?:q|qq)+r"),
-    (None, {"type": "Sequence", "normalizers": [{"type": "Replace", "pattern": {"Regex": "(a+)+$"}, "content": ""}]},
-     "(a+)+$"),
-    (_split(r"\s+$|\S+|\s"), None, r"\\s+$"),  # no known-bad shape: the timed probe finds it
-])
+@pytest.mark.parametrize(
+    "pre_tokenizer, normalizer, shown",
+    [
+        (_split("(q|qq)+r"), None, "(q|qq)+r"),
+        ({"type": "Sequence", "pretokenizers": [{"type": "Whitespace"}, _split("(?:q|qq)+r")]}, None, "(?:q|qq)+r"),
+        (
+            None,
+            {"type": "Sequence", "normalizers": [{"type": "Replace", "pattern": {"Regex": "(a+)+$"}, "content": ""}]},
+            "(a+)+$",
+        ),
+        (_split(r"\s+$|\S+|\s"), None, r"\\s+$"),  # no known-bad shape: the timed probe finds it
+    ],
+)
 def test_a_tokenizer_json_whose_regex_backtracks_is_refused_naming_it(pre_tokenizer, normalizer, shown):
     with pytest.raises(InvalidInput) as caught:
         uploads.check(_word_level(pre_tokenizer, normalizer), "slow", "")
@@ -149,10 +163,22 @@ def test_a_2m_rank_tiktoken_file_is_refused_before_any_child_starts(monkeypatch)
 @pytest.mark.parametrize("model", ["WordLevel", "BPE"])
 def test_a_2m_entry_tokenizer_json_is_refused_in_the_child(model):
     vocab = {f"t{i}": i for i in range(2_000_000)}
-    body = {"type": "WordLevel", "vocab": vocab, "unk_token": "t0"} if model == "WordLevel" else \
-        {"type": "BPE", "vocab": vocab, "merges": [], "unk_token": "t0"}
-    data = json.dumps({"version": "1.0", "added_tokens": [], "normalizer": None, "pre_tokenizer": None,
-                       "post_processor": None, "decoder": None, "model": body}).encode()
+    body = (
+        {"type": "WordLevel", "vocab": vocab, "unk_token": "t0"}
+        if model == "WordLevel"
+        else {"type": "BPE", "vocab": vocab, "merges": [], "unk_token": "t0"}
+    )
+    data = json.dumps(
+        {
+            "version": "1.0",
+            "added_tokens": [],
+            "normalizer": None,
+            "pre_tokenizer": None,
+            "post_processor": None,
+            "decoder": None,
+            "model": body,
+        }
+    ).encode()
     assert len(data) < 48 << 20
     with pytest.raises(InvalidInput) as caught:
         uploads.check(data, "big", "", max_vocab=300_000)
@@ -203,5 +229,7 @@ def test_the_backtracking_probe_does_not_count_time_spent_waiting_for_the_cpu():
         time.sleep(len(text) ** 2 * 2e-11)  # 5 ms at 16,384 characters, 0.3 ms at 4,096
 
     assert backtrack.probe_problem(r"\p{N}{1,3}", busy_machine) is None
-    assert backtrack.probe_problem(r"(q|qq)+r", lambda text: regex.compile(r"(q|qq)+r").findall(text, timeout=1)) \
-        is not None  # a pattern that truly backtracks is still refused
+    assert (
+        backtrack.probe_problem(r"(q|qq)+r", lambda text: regex.compile(r"(q|qq)+r").findall(text, timeout=1))
+        is not None
+    )  # a pattern that truly backtracks is still refused

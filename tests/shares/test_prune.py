@@ -26,8 +26,9 @@ def doc(text: str) -> dict:
 def aged(path, key: str, days: int) -> None:
     """Make share `key` look created `days` days ago."""
     with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE shares SET created = strftime('%Y-%m-%dT%H:%M:%SZ', 'now', ?) WHERE id = ?",
-                     (f"-{days} days", key))
+        conn.execute(
+            "UPDATE shares SET created = strftime('%Y-%m-%dT%H:%M:%SZ', 'now', ?) WHERE id = ?", (f"-{days} days", key)
+        )
 
 
 @pytest.fixture
@@ -109,8 +110,14 @@ def test_pruning_while_another_writer_shares(store):
 
 def prune_cli(data_dir, *args) -> subprocess.CompletedProcess:
     env = {**os.environ, "TOKENPRISM_DATA_DIR": str(data_dir)}
-    return subprocess.run([sys.executable, "-m", "app.cli", "shares", "prune", *args], cwd=REPO_ROOT, env=env,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "shares", "prune", *args],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_the_command_lists_what_it_removes_and_refuses_no_criterion(tmp_path):

@@ -14,7 +14,15 @@ import pytest
 
 from app.errors import InvalidInput
 from app.shares.store import (
-    FILE_NAME, ZLIB_LEVEL, ShareDamaged, ShareStore, ShareTooLarge, StoreBusy, StoreFull, StoreUnavailable, canonical,
+    FILE_NAME,
+    ZLIB_LEVEL,
+    ShareDamaged,
+    ShareStore,
+    ShareTooLarge,
+    StoreBusy,
+    StoreFull,
+    StoreUnavailable,
+    canonical,
 )
 
 MB = 1_000_000
@@ -87,7 +95,9 @@ def test_a_share_over_its_cap_is_refused_and_nothing_is_kept(path):
 
 
 def test_a_full_store_refuses_new_shares_but_answers_stored_ones(path):
-    texts = ["".join(hashlib.sha256(f"{i}-{j}".encode()).hexdigest() for j in range(40)) for i in range(50)]  # ~1.3 KB zipped
+    texts = [
+        "".join(hashlib.sha256(f"{i}-{j}".encode()).hexdigest() for j in range(40)) for i in range(50)
+    ]  # ~1.3 KB zipped
     store = store_at(path, total=20_000)
     kept = []
     with pytest.raises(StoreFull) as caught:
@@ -248,6 +258,6 @@ def test_a_write_lock_held_too_long_is_a_busy_503_and_reads_go_on(path):
 
 def test_documents_round_trip_exactly(path):
     store = store_at(path)
-    tricky = doc("\x00\t\r\n \u202e\U0001f468\u200d\U0001f469 <b>&amp;</b> \"quotes\" \\ " * 50)
+    tricky = doc('\x00\t\r\n \u202e\U0001f468\u200d\U0001f469 <b>&amp;</b> "quotes" \\ ' * 50)
     assert store.get(store.put(tricky)).document == tricky
     assert json.loads(canonical(tricky)) == tricky

@@ -50,8 +50,17 @@ def shown(client, url: str, attribute: tuple[str, str | None]) -> str:
 
 PLACES = {
     "tokenizers-notice": (f"/tokenizers?added=evil{RLO}txt.exe", ("data-role", "notice")),
-    "chat-message-table": ("/?" + urlencode([("mode", "chat"), ("tokenizer", "gpt-4o"), *chat_query(
-        [ChatMessage("user", f"hi{RLO}there", f"na{RLO}me")])]), ("data-role", "message-row")),
+    "chat-message-table": (
+        "/?"
+        + urlencode(
+            [
+                ("mode", "chat"),
+                ("tokenizer", "gpt-4o"),
+                *chat_query([ChatMessage("user", f"hi{RLO}there", f"na{RLO}me")]),
+            ]
+        ),
+        ("data-role", "message-row"),
+    ),
     "vocab-results-for": (f"/tokenizers/gpt2?mode=regex&q=ab{RLO}?", ("data-role", "match-count")),
     "replay-option": (f"/train/replay?tokenizer=ev{RLO}il", ("selected", None)),
 }

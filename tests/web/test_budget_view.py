@@ -12,7 +12,13 @@ import pytest
 from app.errors import InvalidInput
 from app.pricing.budget import model_budget
 from app.web.pages.budget_view import (
-    Budget, cheapest_first, cost_lines, parse_reply, playground_model, priced_models, rank_columns,
+    Budget,
+    cheapest_first,
+    cost_lines,
+    parse_reply,
+    playground_model,
+    priced_models,
+    rank_columns,
 )
 
 
@@ -38,8 +44,18 @@ def test_the_playground_prices_the_model_named_or_the_select_s_choice(registry):
     assert playground_model(registry, "nonsense", None, "gpt-4o").model is None
 
 
-@pytest.mark.parametrize(("typed", "tokens"), [("", None), ("  ", None), ("500", 500), ("0", 0), ("1,000", 1000),
-                                               (" 16384 ", 16384), ("1000000000", 1_000_000_000)])
+@pytest.mark.parametrize(
+    ("typed", "tokens"),
+    [
+        ("", None),
+        ("  ", None),
+        ("500", 500),
+        ("0", 0),
+        ("1,000", 1000),
+        (" 16384 ", 16384),
+        ("1000000000", 1_000_000_000),
+    ],
+)
 def test_the_reply_field_takes_a_whole_number_of_tokens(typed, tokens):
     assert parse_reply(typed) == tokens
 
@@ -57,9 +73,14 @@ def test_a_budget_is_model_budget_s_answer_and_its_bar_follows_it():
     assert budget.exact["input_usd"] == "0.0025" and budget.exact["output_usd"] == "0.005"
     assert budget.total_usd == Decimal("0.0075")
     assert budget.widths() == (0.78, 0.39) and not budget.over
-    assert budget.fit_line() == (True, "prompt + reply = 1,500 of 128,000 tokens; up to 16,384 tokens left for the reply.")
-    assert Budget.of("gpt-4o", 1_000).fit_line() == (True, "127,000 of 128,000 tokens free; up to 16,384 tokens left "
-                                                           "for the reply.")
+    assert budget.fit_line() == (
+        True,
+        "prompt + reply = 1,500 of 128,000 tokens; up to 16,384 tokens left for the reply.",
+    )
+    assert Budget.of("gpt-4o", 1_000).fit_line() == (
+        True,
+        "127,000 of 128,000 tokens free; up to 16,384 tokens left for the reply.",
+    )
     assert Budget.of("gpt-4o", 3).widths()[0] == 0.5  # a few tokens still show
 
 
@@ -77,7 +98,10 @@ def test_over_the_window_and_over_the_largest_output_are_said_apart():
 def test_unknown_facts_are_not_guessed():
     llama = Budget.of("llama-3.1-8b", 100, 50)  # a window, no prices, no largest output
     assert llama.known and llama.figures["input_usd"] is None and llama.total_usd is None
-    assert llama.fit_line() == (None, "Whether a reply of 50 tokens fits is unknown: the largest output is not published.")
+    assert llama.fit_line() == (
+        None,
+        "Whether a reply of 50 tokens fits is unknown: the largest output is not published.",
+    )
     unknown = Budget.of("gpt-3.5", 100)  # a model name with no facts row
     assert not unknown.known and unknown.widths() == (0.0, 0.0) and unknown.fit_line() == (None, "")
 
@@ -93,7 +117,11 @@ def test_the_comparison_ranks_priced_columns_cheapest_first_and_keeps_the_others
     counts = {"gpt2": 40, "llama3": 30, "cl100k_base": 20, "o200k_base": 10}
     lines = cost_lines(registry, asked, counts)
     assert [(line.budget.model, line.tokenizer) for line in lines] == [
-        ("llama-3.1-8b", "llama3"), ("gpt-4", "cl100k_base"), ("gpt-4o", "o200k_base"), ("gpt-4o-mini", "o200k_base")]
+        ("llama-3.1-8b", "llama3"),
+        ("gpt-4", "cl100k_base"),
+        ("gpt-4o", "o200k_base"),
+        ("gpt-4o-mini", "o200k_base"),
+    ]
     assert lines[2].budget.figures == model_budget("gpt-4o", 10)
     assert [line.budget.model for line in cheapest_first(lines)] == ["gpt-4o-mini", "gpt-4o", "gpt-4", "llama-3.1-8b"]
     columns = rank_columns([FakeColumn(name) for name in counts], lines)

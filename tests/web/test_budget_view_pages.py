@@ -26,7 +26,11 @@ def test_the_playground_draws_the_api_s_budget(client):
     assert one(page, "section", data_role="budget")["attrs"]["data-model"] == "gpt-4o"
     assert one(page, "span", data_role="context-used")["attrs"]["data-used"] == str(api["used"])
     assert one(page, "span", data_role="context-window")["text"] == "128,000"
-    for role, key in [("input-usd", "input_usd"), ("cached-input-usd", "cached_input_usd"), ("output-usd", "output_usd")]:
+    for role, key in [
+        ("input-usd", "input_usd"),
+        ("cached-input-usd", "cached_input_usd"),
+        ("output-usd", "output_usd"),
+    ]:
         assert one(page, "dd", data_role=role)["attrs"]["data-usd"] == api[key], role
     assert one(page, "dd", data_role="input-usd")["text"] == "$0.000025"  # 10 tokens at $2.50 per million
     assert one(page, "p", data_role="fits")["attrs"]["data-fits"] == "true"
@@ -40,8 +44,8 @@ def test_the_playground_draws_the_api_s_budget(client):
 def test_a_tokenizer_gets_a_select_of_its_priced_models_kept_in_the_address(client):
     html = client.get("/", params={"tokenizer": "o200k_base", "text": TEXT}).text
     page = Elements(html)
-    select = html[html.index('<select name="budget"'):]
-    options = [o["attrs"]["value"] for o in Elements(select[:select.index("</select>")]).select("option")]
+    select = html[html.index('<select name="budget"') :]
+    options = [o["attrs"]["value"] for o in Elements(select[: select.index("</select>")]).select("option")]
     assert {"gpt-5", "gpt-4o", "gpt-4o-mini"} <= set(options) and "gpt-4" not in options
     assert one(page, "section", data_role="budget")["attrs"]["data-model"] == "gpt-5"  # the first
     form = {"tokenizer": "o200k_base", "text": TEXT, "budget": "gpt-4o-mini", "reply": "1,200"}
@@ -74,8 +78,10 @@ def test_models_without_facts_say_so_and_decode_mode_prices_nothing(client):
     assert "No published facts" in one(page, "p", data_role="no-facts")["text"]
     assert page.select("svg", **{"class": "context-bar"}) == [] and page.select("dd", data_role="input-usd") == []
     assert page.select("section", data_role="budget") != []
-    assert Elements(client.get("/", params={"tokenizer": "gpt2", "text": TEXT}).text).select(
-        "section", data_role="budget") == []  # gpt2's models publish no facts: nothing to choose
+    assert (
+        Elements(client.get("/", params={"tokenizer": "gpt2", "text": TEXT}).text).select("section", data_role="budget")
+        == []
+    )  # gpt2's models publish no facts: nothing to choose
     decode = client.get("/", params={"tokenizer": "gpt-4o", "mode": "decode", "ids": "1 2 3", "reply": "x"})
     assert decode.status_code == 200 and 'data-role="budget"' not in decode.text
 
@@ -83,8 +89,9 @@ def test_models_without_facts_say_so_and_decode_mode_prices_nothing(client):
 def test_the_chat_mode_budget_is_api_chat_s(client):
     messages = [{"role": "user", "content": TEXT}]
     api = client.post("/api/chat", json={"tokenizer": "gpt-4o-mini", "messages": messages}).json()["budget"]
-    page = Elements(client.get("/", params={"tokenizer": "gpt-4o-mini", "mode": "chat", "role": "user",
-                                            "content": TEXT}).text)
+    page = Elements(
+        client.get("/", params={"tokenizer": "gpt-4o-mini", "mode": "chat", "role": "user", "content": TEXT}).text
+    )
     assert one(page, "span", data_role="context-used")["attrs"]["data-used"] == str(api["used"])
     assert one(page, "dd", data_role="input-usd")["attrs"]["data-usd"] == api["input_usd"]
 
@@ -99,8 +106,9 @@ def test_over_the_window_is_marked(client):
 
 
 def test_the_budget_survives_a_share(registry):
-    body = ShareRequest.model_validate({"page": "playground", "tokenizer": "o200k_base", "text": TEXT,
-                                        "budget": "gpt-4o", "reply": 700}).root
+    body = ShareRequest.model_validate(
+        {"page": "playground", "tokenizer": "o200k_base", "text": TEXT, "budget": "gpt-4o", "reply": 700}
+    ).root
     state = state_from("playground", json_pairs(body), registry, from_form=False)
     assert ("budget", "gpt-4o") in state.query() and ("reply", "700") in state.query()
     assert state_json("playground", state)["budget"] == "gpt-4o" and state_json("playground", state)["reply"] == 700
@@ -128,7 +136,11 @@ def test_model_names_on_the_comparison_survive_a_form_post(client):
     posted = client.post("/compare", data=form, follow_redirects=False)
     assert posted.status_code == 303
     assert parse_qs(urlsplit(posted.headers["location"]).query)["tokenizers"] == [
-        "o200k_base", "gpt-4o", "gpt-4o-mini", "cl100k_base"]
+        "o200k_base",
+        "gpt-4o",
+        "gpt-4o-mini",
+        "cl100k_base",
+    ]
     page = Elements(client.get(posted.headers["location"]).text)
     assert [r["attrs"]["data-model"] for r in page.select("tr", data_role="cost-row")] == ["gpt-4o-mini", "gpt-4o"]
     assert len(page.select("article", data_tokenizer="o200k_base")) == 1  # two models, one column

@@ -25,7 +25,9 @@ def test_takes_names_says_what_the_format_does_with_a_name(registry, tokenizer):
 
 def test_names_are_offered_when_a_format_takes_them_or_none_has_a_format(registry):
     assert names_for(registry, ["cl100k_base"]) and names_for(registry, ["o200k_harmony"])
-    assert not any(names_for(registry, [name]) for name in ("llama3", "llama4", "mistral_v1", "mistral_v3", "mistral_tekken"))
+    assert not any(
+        names_for(registry, [name]) for name in ("llama3", "llama4", "mistral_v1", "mistral_v3", "mistral_tekken")
+    )
     assert names_for(registry, ["gpt2"]) and names_for(registry, [None])  # no chat format: nothing refuses a name
     assert names_for(registry, ["llama3", "cl100k_base", "gpt2"])  # the comparison: one column takes them
     assert not names_for(registry, ["llama3", "mistral_tekken", "gpt2"])

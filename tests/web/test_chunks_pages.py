@@ -71,7 +71,8 @@ def test_comparison_marks_each_column_by_its_own_chunks(web, registry):
 
 
 def test_the_share_keeps_the_option(web):
-    answer = web.post("/api/share", json={"page": "compare", "tokenizers": ["gpt2", "cl100k_base"], "text": "a",
-                                          "chunks": True})
+    answer = web.post(
+        "/api/share", json={"page": "compare", "tokenizers": ["gpt2", "cl100k_base"], "text": "a", "chunks": True}
+    )
     assert answer.status_code in (200, 201), answer.text
     assert "chunks=1" in answer.json()["url"]

@@ -64,12 +64,20 @@ class Page(HTMLParser):
     def under(self, tag: str, parent: str, **wanted: str) -> list[dict]:
         """Attributes of the `tag`s inside a `parent` element whose attributes include `wanted`."""
         wanted = {key.replace("_", "-"): value for key, value in wanted.items()}
-        return [attrs for found, attrs, above in self.found if found == tag and any(
-            name == parent and all(a.get(k) == v for k, v in wanted.items()) for name, a in above)]
+        return [
+            attrs
+            for found, attrs, above in self.found
+            if found == tag
+            and any(name == parent and all(a.get(k) == v for k, v in wanted.items()) for name, a in above)
+        ]
 
     def all(self, tag: str, **wanted: str) -> list[dict]:
         wanted = {key.replace("_", "-"): value for key, value in wanted.items()}
-        return [attrs for found, attrs, _ in self.found if found == tag and all(attrs.get(k) == v for k, v in wanted.items())]
+        return [
+            attrs
+            for found, attrs, _ in self.found
+            if found == tag and all(attrs.get(k) == v for k, v in wanted.items())
+        ]
 
 
 def page_of(response) -> Page:
@@ -84,7 +92,9 @@ def test_the_playground_lists_the_builtins_the_newest_and_the_chosen(crowded):
     assert len(options) == builtins + RECENT_SHOWN
     newest = {f"m{i:04d}" for i in range(STORED - RECENT_SHOWN, STORED)}
     assert {name for name in options if name.startswith("m0") or name.startswith("m1")} == newest
-    names = {o["value"] for o in page.under("option", "datalist", data_role="model-names") if o["data-kind"] == "tokenizer"}
+    names = {
+        o["value"] for o in page.under("option", "datalist", data_role="model-names") if o["data-kind"] == "tokenizer"
+    }
     assert {name for name in names if name.startswith("m0") or name.startswith("m1")} == newest
     chosen = page_of(client.get("/", params={"tokenizer": "m0000", "text": "def f(): pass"}))  # by name: still works
     options = chosen.under("option", "select", name="tokenizer")

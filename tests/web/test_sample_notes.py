@@ -161,9 +161,16 @@ def check_scripts(tokenizer, text, claims):
     recount = Recount(tokenizer, text)
     spans = {m.group(1): m.span(2) for m in re.finditer(r"^(English|Korean|Hindi): (.*)$", text, re.MULTILINE)}
     rate = {lang: len(recount.over(a, b)) / (b - a) for lang, (a, b) in spans.items()}
-    (said,) = claims.take(r"English takes (\S+) tokens per character here, Korean (\S+) and Hindi (\S+): (\S+) and (\S+) times")
-    assert said.groups() == (f"{rate['English']:.2f}", f"{rate['Korean']:.2f}", f"{rate['Hindi']:.2f}",
-                             f"{rate['Korean'] / rate['English']:.1f}", f"{rate['Hindi'] / rate['English']:.1f}")
+    (said,) = claims.take(
+        r"English takes (\S+) tokens per character here, Korean (\S+) and Hindi (\S+): (\S+) and (\S+) times"
+    )
+    assert said.groups() == (
+        f"{rate['English']:.2f}",
+        f"{rate['Korean']:.2f}",
+        f"{rate['Hindi']:.2f}",
+        f"{rate['Korean'] / rate['English']:.1f}",
+        f"{rate['Hindi'] / rate['English']:.1f}",
+    )
     split = {}
     for lang, (a, b) in spans.items():
         holders = [len(recount.over(i, i + 1)) for i in range(a, b)]
@@ -195,7 +202,7 @@ def check_code(tokenizer, text, claims):
         _, first_byte, _, held = riders[0]
         carried = recount.byte_at(b) - max(first_byte, recount.byte_at(a))  # spaces are one byte each
         assert ride.group(1) == ("one" if carried == 1 else str(carried))
-        shown = held[max(0, recount.byte_at(a) - first_byte):].decode(errors="replace")
+        shown = held[max(0, recount.byte_at(a) - first_byte) :].decode(errors="replace")
         assert ride.group(2) == shown.replace("\t", "\\t").replace("\n", "\\n")
     tab = text.index("\t")
     (holder,) = recount.over(tab, tab + 1)
@@ -249,7 +256,7 @@ def check_trailing(tokenizer, text, claims):
         assert several.group(2) == "|".join(recount.pieces(at, at + len(" Paris")))
     if "rarer split" in claims.note:
         assert word[0][3].startswith(b" ") and word[0][3] != b" "
-    if "Before \"Paris\" too the space is a token of its own" in claims.note:
+    if 'Before "Paris" too the space is a token of its own' in claims.note:
         assert word[0][3] == b" "
     for owner in claims.take(r'The space before "Paris" belongs to the token "(.*?)"', required=False):
         assert owner.group(1) == word[0][3].decode().replace("\n", "\\n") and not word[0][3].startswith(b" ")
@@ -300,8 +307,14 @@ def check_glitch(tokenizer, text, claims):
 
 
 CHECKS = {
-    "arithmetic": check_arithmetic, "case": check_case, "scripts": check_scripts, "code": check_code,
-    "emoji": check_emoji, "trailing": check_trailing, "special": check_special, "hidden": check_hidden,
+    "arithmetic": check_arithmetic,
+    "case": check_case,
+    "scripts": check_scripts,
+    "code": check_code,
+    "emoji": check_emoji,
+    "trailing": check_trailing,
+    "special": check_special,
+    "hidden": check_hidden,
     "glitch": check_glitch,
 }
 
@@ -332,10 +345,14 @@ def test_the_issue_examples(notes_registry):
     registry = notes_registry
     case = build_note(BY_KEY["case"], registry.get("cl100k_base"))
     assert '" HELLO" 2' in case and '" hElLo" 3' in case and '" hElLo" is the most expensive' in case
-    arithmetic = {name: build_note(BY_KEY["arithmetic"], registry.get(name)) for name in ("gpt2", "cl100k_base", "mistral_v1")}
+    arithmetic = {
+        name: build_note(BY_KEY["arithmetic"], registry.get(name)) for name in ("gpt2", "cl100k_base", "mistral_v1")
+    }
     assert arithmetic["gpt2"].startswith('"127" is 1 token and "1275" is 2 tokens (12|75).')
     assert arithmetic["cl100k_base"].startswith('"127" is 1 token and "1275" is 2 tokens (127|5). Runs of digits')
-    assert arithmetic["mistral_v1"].startswith('"127" is 3 tokens (1|2|7) and "1275" is 4 tokens (1|2|7|5). Every digit')
+    assert arithmetic["mistral_v1"].startswith(
+        '"127" is 3 tokens (1|2|7) and "1275" is 4 tokens (1|2|7|5). Every digit'
+    )
     glitch = build_note(BY_KEY["glitch"], registry.get("gpt2"))
     assert "is one token: id 43453." in glitch
     code = {name: build_note(BY_KEY["code"], registry.get(name)) for name in ("gpt2", "cl100k_base")}
@@ -402,7 +419,9 @@ def test_a_hard_coded_note_fails_the_check(notes_registry, key, monkeypatch):
             failed.append(name)
     assert failed, f"the fixed {key} note passed for every tokenizer"
     # and one more number than was checked is caught too
-    monkeypatch.setitem(sample_notes.NOTES, "case", lambda tokenizer, text: sample_notes._case(tokenizer, text) + " 4 casings.")
+    monkeypatch.setitem(
+        sample_notes.NOTES, "case", lambda tokenizer, text: sample_notes._case(tokenizer, text) + " 4 casings."
+    )
     claims = Claims(build_note(BY_KEY["case"], notes_registry.get("gpt2")))
     check_case(notes_registry.get("gpt2"), BY_KEY["case"].text, claims)
     with pytest.raises(AssertionError, match="unchecked numbers"):

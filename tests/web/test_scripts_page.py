@@ -8,13 +8,16 @@ from html import unescape
 
 def cells(html: str, script: str) -> dict[str, str]:
     row = re.search(rf'<tr data-script="{re.escape(script)}">(.*?)</tr>', html, re.S).group(1)
-    return {name: unescape(re.sub(r"<[^>]+>", "", value)).strip()
-            for name, value in re.findall(r'data-tokenizer="([^"]+)"[^>]*>(.*?)</td>', row, re.S)}
+    return {
+        name: unescape(re.sub(r"<[^>]+>", "", value)).strip()
+        for name, value in re.findall(r'data-tokenizer="([^"]+)"[^>]*>(.*?)</td>', row, re.S)
+    }
 
 
 def test_compare_page_shows_cost_by_script(client):
-    response = client.get("/compare", params=[("text", "안녕하세요 hello world"), ("tokenizers", "cl100k_base"),
-                                              ("tokenizers", "gpt2")])
+    response = client.get(
+        "/compare", params=[("text", "안녕하세요 hello world"), ("tokenizers", "cl100k_base"), ("tokenizers", "gpt2")]
+    )
     assert response.status_code == 200
     html = response.text
     assert 'data-role="by-script"' in html

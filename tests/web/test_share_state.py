@@ -16,36 +16,66 @@ from app.shares.store import Share
 from app.web.pages.compare import CompareState
 from app.web.pages.playground import PlaygroundState
 from app.web.share.state import (
-    FLAGS, CompareShare, PlaygroundShare, ShareRequest, document, json_pairs, opened, state_from, state_json,
+    FLAGS,
+    CompareShare,
+    PlaygroundShare,
+    ShareRequest,
+    document,
+    json_pairs,
+    opened,
+    state_from,
+    state_json,
 )
 
 texts = st.text(st.characters(codec="utf-8", exclude_characters="\r"), max_size=40)
 names = st.one_of(st.none(), st.text(st.characters(codec="utf-8", exclude_characters="\r"), min_size=1, max_size=8))
-messages = st.lists(st.fixed_dictionaries({"role": st.sampled_from(["system", "user", "assistant"]), "content": texts},
-                                          optional={"name": names.filter(lambda n: n is not None)}), min_size=1, max_size=5)
+messages = st.lists(
+    st.fixed_dictionaries(
+        {"role": st.sampled_from(["system", "user", "assistant"]), "content": texts},
+        optional={"name": names.filter(lambda n: n is not None)},
+    ),
+    min_size=1,
+    max_size=5,
+)
 flags = {name: st.booleans() for name in {*FLAGS["compare"], *FLAGS["playground"]}}
 playground_bodies = st.one_of(
-    st.fixed_dictionaries({"page": st.just("playground"), "tokenizer": st.sampled_from(["gpt2", "gpt-4o", "mistral_v1"]),
-                           "mode": st.just("encode"), "text": texts, "view": st.sampled_from(["text", "ids", "bytes"]),
-                           **{name: flags[name] for name in FLAGS["playground"]}}),
+    st.fixed_dictionaries(
+        {
+            "page": st.just("playground"),
+            "tokenizer": st.sampled_from(["gpt2", "gpt-4o", "mistral_v1"]),
+            "mode": st.just("encode"),
+            "text": texts,
+            "view": st.sampled_from(["text", "ids", "bytes"]),
+            **{name: flags[name] for name in FLAGS["playground"]},
+        }
+    ),
     st.fixed_dictionaries({"page": st.just("playground"), "mode": st.just("chat"), "messages": messages}),
-    st.fixed_dictionaries({"page": st.just("playground"), "mode": st.just("decode"),
-                           "ids": st.lists(st.integers(0, 50_000), max_size=20)}),
+    st.fixed_dictionaries(
+        {"page": st.just("playground"), "mode": st.just("decode"), "ids": st.lists(st.integers(0, 50_000), max_size=20)}
+    ),
 )
-compare_bodies = st.fixed_dictionaries({
-    "page": st.just("compare"), "tokenizers": st.lists(st.sampled_from(["gpt2", "cl100k_base", "o200k_base"]),
-                                                        min_size=2, max_size=3, unique=True),
-    "mode": st.sampled_from(["text", "chat"]), "text": texts, "messages": messages,
-    **{name: flags[name] for name in FLAGS["compare"]},
-})
+compare_bodies = st.fixed_dictionaries(
+    {
+        "page": st.just("compare"),
+        "tokenizers": st.lists(
+            st.sampled_from(["gpt2", "cl100k_base", "o200k_base"]), min_size=2, max_size=3, unique=True
+        ),
+        "mode": st.sampled_from(["text", "chat"]),
+        "text": texts,
+        "messages": messages,
+        **{name: flags[name] for name in FLAGS["compare"]},
+    }
+)
 
 
 def bool_fields(cls) -> set[str]:
     return {f.name for f in fields(cls) if f.type in ("bool", bool)}
 
 
-@pytest.mark.parametrize(("page", "state_cls", "model"), [("playground", PlaygroundState, PlaygroundShare),
-                                                           ("compare", CompareState, CompareShare)])
+@pytest.mark.parametrize(
+    ("page", "state_cls", "model"),
+    [("playground", PlaygroundState, PlaygroundShare), ("compare", CompareState, CompareShare)],
+)
 def test_the_flags_are_every_option_of_the_page(page, state_cls, model, registry):
     assert set(FLAGS[page]) == bool_fields(state_cls)
     assert set(FLAGS[page]) == {name for name, info in model.model_fields.items() if info.annotation in (bool, "bool")}
@@ -71,10 +101,20 @@ def test_a_state_survives_storing_and_its_twin_posts_back_to_it(body, registry):
 
 def test_the_form_and_the_json_give_the_same_document(registry):
     text = "line one\nline two 🦊"
-    form = QueryParams([("tokenizers", "gpt2"), ("tokenizers", "o200k_base"), ("mode", "text"),
-                        ("text", text.replace("\n", "\r\n")), ("cuts", "on"), ("role", "user"), ("content", "unused")])
+    form = QueryParams(
+        [
+            ("tokenizers", "gpt2"),
+            ("tokenizers", "o200k_base"),
+            ("mode", "text"),
+            ("text", text.replace("\n", "\r\n")),
+            ("cuts", "on"),
+            ("role", "user"),
+            ("content", "unused"),
+        ]
+    )
     by_form = document("compare", state_from("compare", form, registry, from_form=True))
-    body = ShareRequest.model_validate({"page": "compare", "tokenizers": ["gpt2", "o200k_base"], "text": text,
-                                        "cuts": True}).root
+    body = ShareRequest.model_validate(
+        {"page": "compare", "tokenizers": ["gpt2", "o200k_base"], "text": text, "cuts": True}
+    ).root
     assert document("compare", state_from("compare", json_pairs(body), registry, from_form=False)) == by_form
     assert by_form["query"] == [["tokenizers", "gpt2"], ["tokenizers", "o200k_base"], ["text", text], ["cuts", "1"]]

@@ -8,7 +8,9 @@ from tests.api.test_models_api import Elements
 
 
 def test_fewest_panel_shows_the_api_counts_and_the_places(client):
-    api = client.post("/api/tokenize", json={"tokenizer": "tokenprism_4k", "text": "<b> jumps", "encoding": "shortest"}).json()
+    api = client.post(
+        "/api/tokenize", json={"tokenizer": "tokenprism_4k", "text": "<b> jumps", "encoding": "shortest"}
+    ).json()
     response = client.get("/", params={"tokenizer": "tokenprism_4k", "text": "<b> jumps", "fewest": "1"})
     assert response.status_code == 200
     page = Elements(response.text)
@@ -42,8 +44,10 @@ def test_sentencepiece_says_why(client):
 def test_comparison_columns_show_both_counts(client, registry):
     from app.tokenizers.shortest import shortest
 
-    response = client.get("/compare", params=[("tokenizers", "tokenprism_4k"), ("tokenizers", "mistral_v1"),
-                                              ("text", "he jumps"), ("fewest", "1")])
+    response = client.get(
+        "/compare",
+        params=[("tokenizers", "tokenprism_4k"), ("tokenizers", "mistral_v1"), ("text", "he jumps"), ("fewest", "1")],
+    )
     assert response.status_code == 200
     page = Elements(response.text)
     found = shortest(registry.get("tokenprism_4k"), "he jumps")

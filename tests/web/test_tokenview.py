@@ -17,9 +17,10 @@ from app.web.tokenview import build_view, render_decoded, render_text
 def test_user_text_is_escaped(text):
     html = str(render_text(text))
     assert "<img" not in html and "<script" not in html
-    assert html.replace("&#34;", '"').replace("&#39;", "'").replace("&lt;", "<").replace("&gt;", ">").replace(
-        "&amp;", "&"
-    ) == text
+    assert (
+        html.replace("&#34;", '"').replace("&#39;", "'").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+        == text
+    )
 
 
 @pytest.mark.parametrize("char", ["\u202e", "\u200b", "\u2066", "\ufeff", "\x00", "\x1b", "\x85", "\u2028"])
@@ -103,7 +104,12 @@ def test_page_addresses_quote_as_urllib_does(value):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.text(max_size=60), st.lists(st.integers(0, 60), max_size=5), st.sampled_from(["text", "ids", "bytes"]), st.booleans())
+@given(
+    st.text(max_size=60),
+    st.lists(st.integers(0, 60), max_size=5),
+    st.sampled_from(["text", "ids", "bytes"]),
+    st.booleans(),
+)
 def test_groups_wrap_every_segment_once(text, offsets, view, ws):
     """`groups` only adds balanced wrappers: without its <span>s the markup is the ungrouped one."""
     import re

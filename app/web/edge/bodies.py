@@ -57,8 +57,15 @@ def parse_json(raw: bytes, model: type[M]) -> M:
         data = json.loads(raw)
     except json.JSONDecodeError as error:
         raise RequestValidationError(
-            [{"type": "json_invalid", "loc": ("body", error.pos), "msg": "JSON decode error",
-              "input": {}, "ctx": {"error": error.msg}}]
+            [
+                {
+                    "type": "json_invalid",
+                    "loc": ("body", error.pos),
+                    "msg": "JSON decode error",
+                    "input": {},
+                    "ctx": {"error": error.msg},
+                }
+            ]
         ) from None
     except (UnicodeDecodeError, RecursionError):
         raise TokenprismError(
@@ -68,7 +75,15 @@ def parse_json(raw: bytes, model: type[M]) -> M:
         ) from None
     except ValueError as error:  # a number past Python's digit limit for int()
         raise RequestValidationError(
-            [{"type": "json_invalid", "loc": ("body",), "msg": "JSON decode error", "input": {}, "ctx": {"error": str(error)}}]
+            [
+                {
+                    "type": "json_invalid",
+                    "loc": ("body",),
+                    "msg": "JSON decode error",
+                    "input": {},
+                    "ctx": {"error": str(error)},
+                }
+            ]
         ) from None
     try:
         return model.model_validate(data)

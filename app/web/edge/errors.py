@@ -44,8 +44,14 @@ def describe_validation_error(error: RequestValidationError) -> tuple[int, str, 
             return 400, "invalid_json", f"request body is not valid JSON ({detail}); send a JSON object"
         where = ".".join(str(part) for part in item.get("loc", ()) if part != "body") or "body"
         # field names and pydantic's messages ("Input tag 'x…'") can quote client input
-        problems.append(f"{excerpt(where, quote=False)}: {excerpt(item.get('msg', 'invalid'), 4 * EXCERPT_CHARS, quote=False)}")
-    return 422, "invalid_request", "; ".join(problems[:5]) + ("" if len(problems) <= 5 else f"; and {len(problems) - 5} more")
+        problems.append(
+            f"{excerpt(where, quote=False)}: {excerpt(item.get('msg', 'invalid'), 4 * EXCERPT_CHARS, quote=False)}"
+        )
+    return (
+        422,
+        "invalid_request",
+        "; ".join(problems[:5]) + ("" if len(problems) <= 5 else f"; and {len(problems) - 5} more"),
+    )
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -71,7 +77,9 @@ def install_error_handlers(app: FastAPI) -> None:
                 "the request body could not be parsed (it is not UTF-8, or its JSON is nested too deeply); "
                 "send a UTF-8 JSON object as shown in /docs"
             )
-        code = {400: "unparsable_body", 404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
+        code = {400: "unparsable_body", 404: "not_found", 405: "method_not_allowed"}.get(
+            error.status_code, "http_error"
+        )
         response = error_response(request, error.status_code, code, message)
         for name, value in (error.headers or {}).items():
             response.headers[name] = value

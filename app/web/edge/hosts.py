@@ -91,7 +91,9 @@ class HostCheck:
             return await self.app(scope, receive, send)
         shown = excerpt(host.decode("latin-1"))
         response = error_response(
-            Request(scope), 400, "host_not_allowed",
+            Request(scope),
+            400,
+            "host_not_allowed",
             f"this server does not answer for Host {shown}; open it by an allowed name (localhost, 127.0.0.1), "
             "or add the name to TOKENPRISM_ALLOWED_HOSTS (comma-separated, e.g. 'tokens.example.org')",
         )

@@ -76,11 +76,14 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if not self._head_begun or answering:
             self.transport.close()
             return
-        self._answer(HeadRefused(
-            408, "header_timeout",
-            f"the request headers did not all arrive within {self.header_timeout_s:g} s "
-            "(TOKENPRISM_HEADER_TIMEOUT_S); send the whole request head at once",
-        ))
+        self._answer(
+            HeadRefused(
+                408,
+                "header_timeout",
+                f"the request headers did not all arrive within {self.header_timeout_s:g} s "
+                "(TOKENPRISM_HEADER_TIMEOUT_S); send the whole request head at once",
+            )
+        )
 
     def data_received(self, data: bytes) -> None:
         if self._lingering:  # the answer is sent; the rest of the request is read and dropped
@@ -106,7 +109,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def on_url(self, url: bytes) -> None:
         if len(self.url) + len(url) > MAX_URL_BYTES:
             self._refusal = HeadRefused(
-                414, "url_too_long",
+                414,
+                "url_too_long",
                 f"the address is over {MAX_URL_BYTES:,} bytes; send long texts in a POST body "
                 "(the page's form does, and so does POST /api/tokenize)",
             )
@@ -117,15 +121,20 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._head_bytes += len(name) + len(value)
         if self._head_bytes > MAX_HEADER_BYTES:
             self._refusal = HeadRefused(
-                431, "headers_too_large", f"the request headers are over {MAX_HEADER_BYTES:,} bytes; send smaller headers"
+                431,
+                "headers_too_large",
+                f"the request headers are over {MAX_HEADER_BYTES:,} bytes; send smaller headers",
             )
             raise self._refusal
         super().on_header(name, value)
 
     def send_400_response(self, msg: str) -> None:  # uvicorn's call for a head the parser refused
-        self._answer(getattr(self, "_refusal", None) or HeadRefused(
-            400, "bad_http_request", "the request is not valid HTTP/1.1; check the request line and headers"
-        ))
+        self._answer(
+            getattr(self, "_refusal", None)
+            or HeadRefused(
+                400, "bad_http_request", "the request is not valid HTTP/1.1; check the request line and headers"
+            )
+        )
 
     def _answer(self, refusal: HeadRefused) -> None:
         """The one writer of this layer's answers (400, 408, 414, 431); the connection then closes."""

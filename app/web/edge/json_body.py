@@ -29,10 +29,14 @@ def token_list(ids: list[int], pieces: list[bytes], special_ids, ranges: list[tu
     """The JSON array of tokens for `ids` whose bytes are `pieces`. Without `ranges`, the
     pieces must join to valid UTF-8 and get the ranges `tokens.char_ranges` would give."""
     if ranges is not None:
-        return "[" + ",".join(
-            _token(token_id, piece, start, end, token_id in special_ids)
-            for token_id, piece, (start, end) in zip(ids, pieces, ranges)
-        ) + "]"
+        return (
+            "["
+            + ",".join(
+                _token(token_id, piece, start, end, token_id in special_ids)
+                for token_id, piece, (start, end) in zip(ids, pieces, ranges)
+            )
+            + "]"
+        )
     out = []
     append = out.append
     chars = 0
@@ -59,8 +63,9 @@ def json_response(body: str, accept_encoding: str = "", status: int = 200) -> Re
     return finished_response(body.encode("utf-8"), "application/json", accept_encoding, status)
 
 
-def finished_response(data: bytes, media_type: str, accept_encoding: str, status: int = 200,
-                      headers: dict | None = None) -> Response:
+def finished_response(
+    data: bytes, media_type: str, accept_encoding: str, status: int = 200, headers: dict | None = None
+) -> Response:
     headers = dict(headers or {})
     if len(data) >= GZIP_MIN_BYTES and "gzip" in accept_encoding:
         data = gzip.compress(data, GZIP_LEVEL, mtime=0)

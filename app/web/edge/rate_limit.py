@@ -80,7 +80,9 @@ class RateLimit:
         await drain(receive)
         seconds = max(1, math.ceil(wait))
         await send_error(
-            send, 429, "rate_limited",
+            send,
+            429,
+            "rate_limited",
             f"too many {rule.what} from your address: at most {rule.per_minute} a minute ({rule.setting}); "
             f"try again in {seconds} s",
             [(b"retry-after", str(seconds).encode())],
@@ -90,9 +92,18 @@ class RateLimit:
 def write_rules(settings) -> list[Rule]:
     """The app's limits: shares (API and the page's form), and tokenizer uploads with training jobs."""
     return [
-        Rule("shares", (("POST", "/api/share"), ("POST", "/share")), settings.shares_per_minute,
-             "shares", "TOKENPRISM_SHARES_PER_MINUTE"),
-        Rule("uploads", (("POST", "/api/tokenizers"), ("POST", "/tokenizers"),
-                         ("POST", "/api/train"), ("POST", "/train")),
-             settings.uploads_per_minute, "tokenizer uploads and training jobs", "TOKENPRISM_UPLOADS_PER_MINUTE"),
+        Rule(
+            "shares",
+            (("POST", "/api/share"), ("POST", "/share")),
+            settings.shares_per_minute,
+            "shares",
+            "TOKENPRISM_SHARES_PER_MINUTE",
+        ),
+        Rule(
+            "uploads",
+            (("POST", "/api/tokenizers"), ("POST", "/tokenizers"), ("POST", "/api/train"), ("POST", "/train")),
+            settings.uploads_per_minute,
+            "tokenizer uploads and training jobs",
+            "TOKENPRISM_UPLOADS_PER_MINUTE",
+        ),
     ]

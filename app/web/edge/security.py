@@ -140,11 +140,15 @@ class BodyLimit:
         if large:
             await send_error(send, 413, large.code, large.message)
         else:
-            await send_error(send, 413, "body_too_large", f"request body is over {self.max_bytes:,} bytes; send a smaller text")
+            await send_error(
+                send, 413, "body_too_large", f"request body is over {self.max_bytes:,} bytes; send a smaller text"
+            )
 
     async def _busy(self, send):
         await send_error(
-            send, 503, "server_busy",
+            send,
+            503,
+            "server_busy",
             f"the server holds {self.max_inflight:,} bytes of request bodies already; try again in a few seconds",
             [(b"retry-after", b"2")],
         )
@@ -168,8 +172,11 @@ async def send_error(send, status: int, code: str, message: str, headers: list |
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                        *(headers or [])],
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *(headers or []),
+            ],
         }
     )
     await send({"type": "http.response.body", "body": body})
@@ -234,8 +241,10 @@ class BodyWatch:
             self._gone(scope)
 
     def _late(self) -> str:
-        return (f"no part of the request body arrived for {self.timeout_s:g} s (TOKENPRISM_BODY_TIMEOUT_S); "
-                "send the whole body at once")
+        return (
+            f"no part of the request body arrived for {self.timeout_s:g} s (TOKENPRISM_BODY_TIMEOUT_S); "
+            "send the whole body at once"
+        )
 
     @staticmethod
     def _gone(scope) -> None:

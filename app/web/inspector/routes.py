@@ -39,12 +39,22 @@ router = APIRouter()
 # ---- API ----
 
 
-@router.get("/api/tokenizers/{name}/tokens/{token_id}", tags=["tokenizers"], response_model=schemas.TokenFacts,
-            responses=errors(404, 422), summary="One token: bytes, text, merge parents, the same bytes elsewhere")
-async def api_token(request: Request, name: str, token_id: str,
-                    tree: bool = Query(False, description="Add the whole merge tree down to tokens with no parents."),
-                    same_in: bool = Query(True, description="Look the bytes up in every other built-in tokenizer "
-                                          "(loads them on first use).")):
+@router.get(
+    "/api/tokenizers/{name}/tokens/{token_id}",
+    tags=["tokenizers"],
+    response_model=schemas.TokenFacts,
+    responses=errors(404, 422),
+    summary="One token: bytes, text, merge parents, the same bytes elsewhere",
+)
+async def api_token(
+    request: Request,
+    name: str,
+    token_id: str,
+    tree: bool = Query(False, description="Add the whole merge tree down to tokens with no parents."),
+    same_in: bool = Query(
+        True, description="Look the bytes up in every other built-in tokenizer (loads them on first use)."
+    ),
+):
     """`name` may be a model name or alias; the answer names the tokenizer. An id that is not a whole number, out
     of range or a gap in the vocabulary is a 422 naming it."""
     _, registry, pool = services(request)
@@ -67,18 +77,31 @@ async def _same_in(request: Request, facts: dict) -> dict[str, int | None]:
     indexes it, up to a second or two), so other requests get a thread in between."""
     _, registry, pool = services(request)
     data, special = bytes.fromhex(facts["bytes"]), facts["special"]
-    return {other: await pool.run(same_in_one, registry, other, data, special, request=request)
-            for other in same_in_names(registry, facts["tokenizer"])}
+    return {
+        other: await pool.run(same_in_one, registry, other, data, special, request=request)
+        for other in same_in_names(registry, facts["tokenizer"])
+    }
 
 
-@router.get("/api/tokenizers/{name}/vocab", tags=["tokenizers"], response_model=schemas.VocabResponse,
-            responses=errors(404, 422), summary="Search a tokenizer's vocabulary")
-async def api_vocab(request: Request, name: str,
-                    q: str = Query("", description=f"At most {vocab_search.MAX_QUERY_CHARS} characters; empty: every token."),
-                    mode: str = Query("substring", description="substring (bytes contain the query's UTF-8), prefix, "
-                                      "regex (over each token's text, time-bounded) or id (1234 or 1000-1100)."),
-                    offset: int = Query(0, description=f"0 to {vocab_search.MAX_OFFSET:,}"),
-                    limit: int = Query(vocab_search.DEFAULT_LIMIT, description=f"1 to {vocab_search.MAX_LIMIT}")):
+@router.get(
+    "/api/tokenizers/{name}/vocab",
+    tags=["tokenizers"],
+    response_model=schemas.VocabResponse,
+    responses=errors(404, 422),
+    summary="Search a tokenizer's vocabulary",
+)
+async def api_vocab(
+    request: Request,
+    name: str,
+    q: str = Query("", description=f"At most {vocab_search.MAX_QUERY_CHARS} characters; empty: every token."),
+    mode: str = Query(
+        "substring",
+        description="substring (bytes contain the query's UTF-8), prefix, "
+        "regex (over each token's text, time-bounded) or id (1234 or 1000-1100).",
+    ),
+    offset: int = Query(0, description=f"0 to {vocab_search.MAX_OFFSET:,}"),
+    limit: int = Query(vocab_search.DEFAULT_LIMIT, description=f"1 to {vocab_search.MAX_LIMIT}"),
+):
     """Every match is counted in `total`, in id order; `matches` is one page of them. `stats` describe the whole
     vocabulary: tokens by byte length, whole words with a leading space, tokens that are not valid UTF-8."""
     _, registry, pool = services(request)
@@ -86,8 +109,9 @@ async def api_vocab(request: Request, name: str,
 
     def work() -> Response:
         found = inspected(registry.get(name))
-        return json_response(dumps(vocab_search.search(found, q, mode, offset, limit)),
-                             request.headers.get("accept-encoding", ""))
+        return json_response(
+            dumps(vocab_search.search(found, q, mode, offset, limit)), request.headers.get("accept-encoding", "")
+        )
 
     return await pool.run(work, request=request)
 
@@ -105,8 +129,14 @@ def _canonical_or_redirect(request: Request, name: str) -> str | RedirectRespons
 
 
 @router.get("/tokenizers/{name}", include_in_schema=False)
-async def vocab_page(request: Request, name: str, q: str = "", mode: str = "substring", offset: int = 0,
-                     limit: int = vocab_search.DEFAULT_LIMIT):
+async def vocab_page(
+    request: Request,
+    name: str,
+    q: str = "",
+    mode: str = "substring",
+    offset: int = 0,
+    limit: int = vocab_search.DEFAULT_LIMIT,
+):
     canonical = _canonical_or_redirect(request, name)
     if isinstance(canonical, Response):
         return canonical
@@ -119,8 +149,10 @@ async def vocab_page(request: Request, name: str, q: str = "", mode: str = "subs
             result = vocab_search.search(found, q, mode, offset, limit)
         except TokenprismError as problem:
             error, status = views.in_page_words(problem.message), problem.status
-        context = {**base_context(request, settings, "tokenizers"),
-                   **views.vocab_context(registry, found, q, mode, limit, result, error)}
+        context = {
+            **base_context(request, settings, "tokenizers"),
+            **views.vocab_context(registry, found, q, mode, limit, result, error),
+        }
         template = "inspector/_vocab_results.html" if is_htmx(request) else "inspector/tokenizer_vocab.html"
         return _html(request, template, context, status)
 
@@ -139,8 +171,10 @@ async def token_page(request: Request, name: str, token_id: str, with_: str = Qu
 
     def work() -> Response:
         found = inspected(registry.get(canonical))
-        context = {**base_context(request, settings, "tokenizers"),
-                   **views.token_context(registry, found, facts, merge_tree(found, facts["id"]), with_ == "same-in")}
+        context = {
+            **base_context(request, settings, "tokenizers"),
+            **views.token_context(registry, found, facts, merge_tree(found, facts["id"]), with_ == "same-in"),
+        }
         return _html(request, "inspector/token_inspector.html", context, 200)
 
     return await pool.run(work, request=request)
@@ -148,6 +182,10 @@ async def token_page(request: Request, name: str, token_id: str, with_: str = Qu
 
 def _html(request: Request, template: str, context: dict, status: int) -> Response:
     html = request.app.state.templates.get_template(template).render(context)
-    return finished_response(html.encode("utf-8"), "text/html; charset=utf-8",
-                             request.headers.get("accept-encoding", ""), status,
-                             {"Vary": "HX-Request", "Cache-Control": "no-store"})
+    return finished_response(
+        html.encode("utf-8"),
+        "text/html; charset=utf-8",
+        request.headers.get("accept-encoding", ""),
+        status,
+        {"Vary": "HX-Request", "Cache-Control": "no-store"},
+    )

@@ -52,8 +52,10 @@ def token_html(data: bytes) -> Markup:
             if error.start:
                 parts.append(str(render_text(rest[: error.start].decode("utf-8"), show_ws=True)))
             bad = rest[error.start : error.end]
-            parts += [f'<span class="esc byte" title="a byte that is not a whole UTF-8 character">&lt;0x{b:02X}&gt;</span>'
-                      for b in bad]
+            parts += [
+                f'<span class="esc byte" title="a byte that is not a whole UTF-8 character">&lt;0x{b:02X}&gt;</span>'
+                for b in bad
+            ]
             rest = rest[error.end :]
     return Markup("".join(parts))
 
@@ -72,51 +74,99 @@ def vocab_url(name: str, **params) -> str:
 
 
 def tree_json(node: Node) -> dict:
-    return {"id": node.id, "bytes": node.bytes.hex(), "text": node.bytes.decode("utf-8", "replace"),
-            "how": node.how, "depth": node.depth, "children": [tree_json(child) for child in node.children]}
+    return {
+        "id": node.id,
+        "bytes": node.bytes.hex(),
+        "text": node.bytes.decode("utf-8", "replace"),
+        "how": node.how,
+        "depth": node.depth,
+        "children": [tree_json(child) for child in node.children],
+    }
 
 
 def _tree_view(name: str, node: Node) -> dict:
-    return {"id": node.id, "html": token_html(node.bytes), "hex": hex_spaced(node.bytes), "how": node.how,
-            "url": token_url(name, node.id), "children": [_tree_view(name, child) for child in node.children]}
+    return {
+        "id": node.id,
+        "html": token_html(node.bytes),
+        "hex": hex_spaced(node.bytes),
+        "how": node.how,
+        "url": token_url(name, node.id),
+        "children": [_tree_view(name, child) for child in node.children],
+    }
 
 
 def chart(stats: dict) -> list[dict]:
     """Bars for tokens by byte length: 1..CHART_LENGTHS, then the rest as one bar."""
     counts = [(str(length), stats["by_length"].get(length, 0)) for length in range(1, CHART_LENGTHS + 1)]
-    counts.append((f"{CHART_LENGTHS + 1}+", sum(n for length, n in stats["by_length"].items() if length > CHART_LENGTHS)))
+    counts.append(
+        (f"{CHART_LENGTHS + 1}+", sum(n for length, n in stats["by_length"].items() if length > CHART_LENGTHS))
+    )
     top = max((n for _, n in counts), default=0) or 1
-    return [{"label": label, "count": n, "height": round(100 * n / top, 2), "y": round(100 - 100 * n / top, 2),
-             "x": 2 + i * 100 / len(counts)} for i, (label, n) in enumerate(counts)]
+    return [
+        {
+            "label": label,
+            "count": n,
+            "height": round(100 * n / top, 2),
+            "y": round(100 - 100 * n / top, 2),
+            "x": 2 + i * 100 / len(counts),
+        }
+        for i, (label, n) in enumerate(counts)
+    ]
 
 
-def vocab_context(registry: Registry, found: Inspected, q: str, mode: str, limit: int,
-                  result: dict | None, error: str | None) -> dict:
+def vocab_context(
+    registry: Registry, found: Inspected, q: str, mode: str, limit: int, result: dict | None, error: str | None
+) -> dict:
     tokenizer, index = found.tokenizer, found.index
     name = tokenizer.name
     rows, pages = [], {}
     if result is not None:
-        rows = [{**match, "html": token_html(bytes.fromhex(match["bytes"])), "url": token_url(name, match["id"])}
-                for match in result["matches"]]
+        rows = [
+            {**match, "html": token_html(bytes.fromhex(match["bytes"])), "url": token_url(name, match["id"])}
+            for match in result["matches"]
+        ]
         offset, total = result["offset"], result["total"]
         if offset > 0:
-            pages["prev"] = vocab_url(name, q=q, mode=mode, offset=max(0, offset - limit) or None,
-                                      limit=limit if limit != vocab_search.DEFAULT_LIMIT else None)
+            pages["prev"] = vocab_url(
+                name,
+                q=q,
+                mode=mode,
+                offset=max(0, offset - limit) or None,
+                limit=limit if limit != vocab_search.DEFAULT_LIMIT else None,
+            )
         if offset + limit < total:
-            pages["next"] = vocab_url(name, q=q, mode=mode, offset=offset + limit,
-                                      limit=limit if limit != vocab_search.DEFAULT_LIMIT else None)
+            pages["next"] = vocab_url(
+                name,
+                q=q,
+                mode=mode,
+                offset=offset + limit,
+                limit=limit if limit != vocab_search.DEFAULT_LIMIT else None,
+            )
     specials = sorted(index.ids[p] for p in index.special)
     return {
-        "name": name, "kind": tokenizer.kind, "vocab_size": tokenizer.vocab_size,
-        "description": tokenizer.description, "builtin": registry.is_builtin(name),
-        "stats": index.stats, "chart": chart(index.stats),
-        "specials": [{"id": i, "html": token_html(index.bytes_of(i)), "url": token_url(name, i)}
-                     for i in specials[:SPECIALS_SHOWN]],
+        "name": name,
+        "kind": tokenizer.kind,
+        "vocab_size": tokenizer.vocab_size,
+        "description": tokenizer.description,
+        "builtin": registry.is_builtin(name),
+        "stats": index.stats,
+        "chart": chart(index.stats),
+        "specials": [
+            {"id": i, "html": token_html(index.bytes_of(i)), "url": token_url(name, i)}
+            for i in specials[:SPECIALS_SHOWN]
+        ],
         "specials_more": max(0, len(specials) - SPECIALS_SHOWN),
         "specials_range": vocab_url(name, q=f"{specials[0]}-{specials[-1]}", mode="id") if specials else None,
-        "q": q, "mode": mode if mode in vocab_search.MODES else "substring", "modes": MODE_LABELS, "phrases": MODE_PHRASES,
-        "result": result, "rows": rows, "pages": pages, "error": error,
-        "action": vocab_url(name), "under_trained_model": undertrained.model_of(name),
+        "q": q,
+        "mode": mode if mode in vocab_search.MODES else "substring",
+        "modes": MODE_LABELS,
+        "phrases": MODE_PHRASES,
+        "result": result,
+        "rows": rows,
+        "pages": pages,
+        "error": error,
+        "action": vocab_url(name),
+        "under_trained_model": undertrained.model_of(name),
         "max_query": vocab_search.MAX_QUERY_CHARS,
     }
 
@@ -132,20 +182,29 @@ def token_context(registry: Registry, found: Inspected, facts: dict, tree: Node,
         try_url = "/?" + urlencode({"tokenizer": name, "text": text, "ws": "1"}, quote_via=quote_all)
     else:
         try_url = None
-    same = [{"name": other, "id": other_id, "url": token_url(other, other_id) if other_id is not None else None}
-            for other, other_id in facts["same_in"].items()]
+    same = [
+        {"name": other, "id": other_id, "url": token_url(other, other_id) if other_id is not None else None}
+        for other, other_id in facts["same_in"].items()
+    ]
     return {
-        "facts": facts, "name": name, "html": token_html(data), "hex": hex_spaced(data),
-        "tree": _tree_view(name, tree), "has_tree": bool(tree.children),
+        "facts": facts,
+        "name": name,
+        "html": token_html(data),
+        "hex": hex_spaced(data),
+        "tree": _tree_view(name, tree),
+        "has_tree": bool(tree.children),
         "try_url": try_url,
-        "decode_url": "/?" + urlencode({"tokenizer": name, "mode": "decode", "ids": str(token_id)}, quote_via=quote_all),
+        "decode_url": "/?"
+        + urlencode({"tokenizer": name, "mode": "decode", "ids": str(token_id)}, quote_via=quote_all),
         "vocab_url": vocab_url(name),
         "containing_url": vocab_url(name, q=text) if facts["valid_utf8"] and not facts["special"] and text else None,
         "prev_url": token_url(name, index.ids[position - 1]) if position else None,
         "next_url": token_url(name, index.ids[position + 1]) if position + 1 < len(index) else None,
-        "same": same, "with_same_in": with_same_in,
+        "same": same,
+        "with_same_in": with_same_in,
         "same_in_url": token_url(name, token_id) + "?with=same-in",
-        "listing": facts["under_trained_source"], "under_trained_model": facts["under_trained_model"],
+        "listing": facts["under_trained_source"],
+        "under_trained_model": facts["under_trained_model"],
         "under_trained_lists": sorted(undertrained.listings()),
         "under_trained_count": len(undertrained.listings().get(name, {})),
         "builtin": registry.is_builtin(name),

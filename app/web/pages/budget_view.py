@@ -79,13 +79,19 @@ class Budget:
         if window is None:
             return None, ""
         if fits is None:
-            return None, f"Whether a reply of {num(reply or 0)} tokens fits is unknown: the largest output is not published."
+            return (
+                None,
+                f"Whether a reply of {num(reply or 0)} tokens fits is unknown: the largest output is not published.",
+            )
         if not fits:
             if used > window:
                 return False, f"the prompt alone is over the window of {num(window)} tokens."
             if used + (reply or 0) > window:
                 return False, f"prompt + reply = {num(used + (reply or 0))} tokens, over the window of {num(window)}."
-            return False, f"a reply of {num(reply or 0)} tokens is over the largest output, {num(room or 0)} tokens here."
+            return (
+                False,
+                f"a reply of {num(reply or 0)} tokens is over the largest output, {num(room or 0)} tokens here.",
+            )
         left = "" if room is None else f"; up to {num(room)} tokens left for the reply"
         if reply is None:
             return True, f"{num(window - used)} of {num(window)} tokens free{left}."
@@ -104,8 +110,10 @@ def parse_reply(raw: str) -> int | None:
     if not value:
         return None
     if not value.isascii() or not value.isdigit() or int(value) > MAX_REPLY_TOKENS:
-        raise InvalidInput(f"reply length {excerpt(raw)} is not a number of tokens; type a whole number from 0 to "
-                           f"{MAX_REPLY_TOKENS:,}, or leave the field empty to price only the prompt")
+        raise InvalidInput(
+            f"reply length {excerpt(raw)} is not a number of tokens; type a whole number from 0 to "
+            f"{MAX_REPLY_TOKENS:,}, or leave the field empty to price only the prompt"
+        )
     return int(value)
 
 

@@ -56,8 +56,16 @@ def messages_from(params: Mapping) -> list[ChatMessage]:
     if count == 0:
         return list(DEFAULT_CHAT)
     field = lambda values, i: str(values[i]) if i < len(values) else ""  # noqa: E731 - a short lookup
-    messages = [card(field(roles, i).strip() or "user", page_text(field(contents, i)), page_text(field(names, i)) or None,
-                     page_text(field(calls, i)), page_text(field(call_ids, i)).strip() or None) for i in range(count)]
+    messages = [
+        card(
+            field(roles, i).strip() or "user",
+            page_text(field(contents, i)),
+            page_text(field(names, i)) or None,
+            page_text(field(calls, i)),
+            page_text(field(call_ids, i)).strip() or None,
+        )
+        for i in range(count)
+    ]
     return apply_op(messages, str(params.get("op") or ""))
 
 
@@ -140,11 +148,14 @@ def focus_after(op: str, count: int) -> tuple[int, str] | None:
 def in_page_words(error: TokenprismError) -> TokenprismError:
     """`error` as the editor says it: app/chat names a message by its index in the API's
     "messages" ("message 0"); the editor's cards are Message 1, 2, ... and "name" is a field."""
-    message = re.sub(r"\bmessages\[(\d+)\]\.tool_calls\[(\d+)\](?:\.function)?\.?",
-                     lambda m: f"Message {int(m[1]) + 1}, call {int(m[2]) + 1}" + (": " if m[0].endswith(".") else ""),
-                     error.message)
-    message = re.sub(r"\bmessages\[(\d+)\]\.?", lambda m: f"Message {int(m[1]) + 1}" + ("'s " if m[0].endswith(".") else ""),
-                     message)
+    message = re.sub(
+        r"\bmessages\[(\d+)\]\.tool_calls\[(\d+)\](?:\.function)?\.?",
+        lambda m: f"Message {int(m[1]) + 1}, call {int(m[2]) + 1}" + (": " if m[0].endswith(".") else ""),
+        error.message,
+    )
+    message = re.sub(
+        r"\bmessages\[(\d+)\]\.?", lambda m: f"Message {int(m[1]) + 1}" + ("'s " if m[0].endswith(".") else ""), message
+    )
     message = re.sub(r"\bmessage (\d+)\b", lambda m: f"Message {int(m[1]) + 1}", message)
     message = message.replace('leave "name" out', "clear its name field")
     if message == error.message:
@@ -154,8 +165,9 @@ def in_page_words(error: TokenprismError) -> TokenprismError:
     return worded
 
 
-def render_page_chat(registry, settings, name: str, messages: list[ChatMessage], tools=(),
-                     with_tools: bool = True) -> Rendered:
+def render_page_chat(
+    registry, settings, name: str, messages: list[ChatMessage], tools=(), with_tools: bool = True
+) -> Rendered:
     """`engine_calls.render_chat` in the tokenizer's own format, its errors in the editor's words;
     without `with_tools`, the chat's tools, calls and call ids are left out."""
     try:
@@ -214,8 +226,14 @@ class ChatTokenized(Tokenized):
 
 
 def chat_result(rendered: Rendered, messages: list[ChatMessage], head: int) -> ChatTokenized:
-    return ChatTokenized(rendered.tokenizer, rendered.text, rendered.ids, rendered.tokens(limit=head), rendered,
-                         "\n".join(m.content for m in messages))
+    return ChatTokenized(
+        rendered.tokenizer,
+        rendered.text,
+        rendered.ids,
+        rendered.tokens(limit=head),
+        rendered,
+        "\n".join(m.content for m in messages),
+    )
 
 
 def chat_view(result: ChatTokenized, view: str, ws: bool, budget: int, list_limit: int) -> TokenView:
@@ -275,7 +293,11 @@ class PageInput:
 
     def read_input(self, params: Mapping, text_mode: str) -> None:
         """Text (a sample button picks one and switches to `text_mode`), options and chat."""
-        self.ws, self.special, self.lines = form_flag(params, "ws"), form_flag(params, "special"), form_flag(params, "lines")
+        self.ws, self.special, self.lines = (
+            form_flag(params, "ws"),
+            form_flag(params, "special"),
+            form_flag(params, "lines"),
+        )
         self.chunks = form_flag(params, "chunks")
         if "text" in params:
             self.text = page_text(str(params.get("text")))
@@ -294,5 +316,9 @@ class PageInput:
         return [("text", self.text)] if with_input else []
 
     def option_pairs(self) -> list[tuple[str, str]]:
-        return ([("ws", "1")] * self.ws + [("special", "1")] * self.special + [("lines", "1")] * self.lines
-                + [("chunks", "1")] * self.chunks)
+        return (
+            [("ws", "1")] * self.ws
+            + [("special", "1")] * self.special
+            + [("lines", "1")] * self.lines
+            + [("chunks", "1")] * self.chunks
+        )

@@ -47,8 +47,10 @@ def _function_shape(item: object) -> object:
     return item
 
 
-TOOLS_EXAMPLE = ('[{"type": "function", "function": {"name": "get_weather", "parameters": '
-                 '{"type": "object", "properties": {"city": {"type": "string"}}}}}]')
+TOOLS_EXAMPLE = (
+    '[{"type": "function", "function": {"name": "get_weather", "parameters": '
+    '{"type": "object", "properties": {"city": {"type": "string"}}}}}]'
+)
 CALLS_EXAMPLE = '[{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}]'
 
 
@@ -68,8 +70,11 @@ def _call_shape(item: object) -> object:
     if not isinstance(item, dict):
         return item
     if "function" not in item and "name" in item:  # the short form
-        item = {"id": item.get("id"), "type": "function",
-                "function": {key: item[key] for key in ("name", "arguments") if key in item}}
+        item = {
+            "id": item.get("id"),
+            "type": "function",
+            "function": {key: item[key] for key in ("name", "arguments") if key in item},
+        }
         if item["id"] is None:
             del item["id"]
     function = item.get("function")
@@ -88,8 +93,10 @@ def read_calls(text: str, position: int) -> object:
 
 def chat_of(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
     """The editor's cards as the chat app/chat renders: calls parsed, call ids set (blank: none)."""
-    return [chat_message(i, m.role, m.content, m.name, read_calls(getattr(m, "calls_text", ""), i),
-                         m.tool_call_id or None) for i, m in enumerate(messages)]
+    return [
+        chat_message(i, m.role, m.content, m.name, read_calls(getattr(m, "calls_text", ""), i), m.tool_call_id or None)
+        for i, m in enumerate(messages)
+    ]
 
 
 def without_tools(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
@@ -158,7 +165,9 @@ def call_ids(messages: Sequence[ChatMessage]) -> list[str]:
 def check_size(messages: Sequence[ChatMessage], tools_text: str, settings) -> None:
     """The chat as typed within the text limit, every field counted (as POST /api/chat counts its fields)."""
     texts = [text for m in messages for text in (*m.fields(), getattr(m, "calls_text", ""))] + [tools_text]
-    check_texts(texts, settings, "the message fields and tools" if uses_tools(messages, tools_text) else "the message fields")
+    check_texts(
+        texts, settings, "the message fields and tools" if uses_tools(messages, tools_text) else "the message fields"
+    )
 
 
 def calls_json(calls: Sequence[ToolCall]) -> list[dict]:

@@ -21,7 +21,6 @@ works in the address (`?tokenizer=NAME`), since names resolve on the server.
 No routes here: app/web/pages/playground.py and compare.py hold them.
 """
 
-
 from __future__ import annotations
 
 import hashlib
@@ -41,9 +40,22 @@ from app.web.edge.json_body import finished_response
 from app.web.pages.samples import SAMPLES
 
 MAX_QUERY_CHARS = 6000  # longer page addresses are not kept in the URL (uvicorn refuses heads over 16 KB)
-KIND_LABELS = {"tiktoken": "tiktoken-style BPE", "sentencepiece": "SentencePiece",
-               "bpe": "Own byte-level BPE", "huggingface": "huggingface (tokenizer.json)"}
-TYPING_FIELDS = {"text", "ids", "content", "name", "calls", "call_id", "tools", "reply"}  # the chat's text fields, the budget's reply
+KIND_LABELS = {
+    "tiktoken": "tiktoken-style BPE",
+    "sentencepiece": "SentencePiece",
+    "bpe": "Own byte-level BPE",
+    "huggingface": "huggingface (tokenizer.json)",
+}
+TYPING_FIELDS = {
+    "text",
+    "ids",
+    "content",
+    "name",
+    "calls",
+    "call_id",
+    "tools",
+    "reply",
+}  # the chat's text fields, the budget's reply
 HEAD_SLACK = 256  # tokens made past the drawing budget, so that a segment is not cut at its edge
 USED_BY_SHOWN = 6  # model names listed before "and N more"
 RECENT_SHOWN = 20  # user tokenizers a picker lists (the newest files); the search box finds the others
@@ -146,16 +158,33 @@ def name_directory(registry: Registry, selected=()) -> list[dict]:
     entries = listed_entries(registry, selected)
     aliases = registry.aliases()
     have = {e.name for e in entries}
-    names = [{"value": e.name, "tokenizer": e.name, "kind": "tokenizer", "available": True,
-              "label": f"tokenizer · {e.kind} · {e.vocab_size:,} ids"} for e in entries]
-    names += [{"value": alias, "tokenizer": name, "kind": "tokenizer", "available": name in have,
-               "label": f"= {name}"} for alias, name in aliases.items()]
+    names = [
+        {
+            "value": e.name,
+            "tokenizer": e.name,
+            "kind": "tokenizer",
+            "available": True,
+            "label": f"tokenizer · {e.kind} · {e.vocab_size:,} ids",
+        }
+        for e in entries
+    ]
+    names += [
+        {"value": alias, "tokenizer": name, "kind": "tokenizer", "available": name in have, "label": f"= {name}"}
+        for alias, name in aliases.items()
+    ]
     for model in sorted(models.MODELS, key=lambda m: m.prefix):
         available = aliases.get(model.tokenizer, model.tokenizer) in have
         uses = model.tokenizer if available else f"{model.tokenizer} (not shipped)"
         what = f"names starting {model.name} → {uses}" if model.prefix else f"→ {uses}"
-        names.append({"value": model.name, "tokenizer": model.tokenizer, "kind": "prefix" if model.prefix else "model",
-                      "available": available, "label": f"{what} · {model.vendor} {model.family}"})
+        names.append(
+            {
+                "value": model.name,
+                "tokenizer": model.tokenizer,
+                "kind": "prefix" if model.prefix else "model",
+                "available": available,
+                "label": f"{what} · {model.vendor} {model.family}",
+            }
+        )
     return names
 
 
@@ -188,7 +217,9 @@ def base_context(request: Request, settings: Settings, page: str) -> dict:
         "samples": SAMPLES,
         "hub_orgs": models.HUB_ORGS,  # for the pickers' datalist: "meta-llama/Llama-3.3-70B-Instruct" resolves
         "settings": settings,
-        "share": getattr(request.state, "share", None),  # a shared view's link (app/web/share/routes.py), for shared/_share.html
+        "share": getattr(
+            request.state, "share", None
+        ),  # a shared view's link (app/web/share/routes.py), for shared/_share.html
     }
 
 

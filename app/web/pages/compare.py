@@ -28,13 +28,31 @@ from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
 from app.web.pages.chat_form import (
-    PageInput, chat_result, chat_view, focus_after, message_rows, render_page_chat, reply_tokens, roles_for, names_for,
+    PageInput,
+    chat_result,
+    chat_view,
+    focus_after,
+    message_rows,
+    render_page_chat,
+    reply_tokens,
+    roles_for,
+    names_for,
 )
 from app.web.pages.chat_tools import ToolsBox, call_ids, check_size, takes_tools
 from app.web.pages.budget_view import cheapest_first, cost_lines, rank_columns
 from app.web.pages.common import (
-    HEAD_SLACK, TYPING_FIELDS, base_context, canonical, form_flag, is_htmx, name_directory, page_url, read_form,
-    model_named, respond, tokenizer_groups,
+    HEAD_SLACK,
+    TYPING_FIELDS,
+    base_context,
+    canonical,
+    form_flag,
+    is_htmx,
+    name_directory,
+    page_url,
+    read_form,
+    model_named,
+    respond,
+    tokenizer_groups,
 )
 from app.web.pages.chunk_view import ChunkMarks, chunk_marks
 from app.web.pages.fewest_view import fewest_counts
@@ -74,8 +92,13 @@ class CompareState(PageInput):
         self.tokenizers = [asked for asked in self.tokenizers if key[asked] in kept]
 
     def query(self, with_input: bool = True) -> list[tuple[str, str]]:
-        return ([("tokenizers", name) for name in self.tokenizers] + self.input_pairs(with_input) + self.option_pairs()
-                + [("cuts", "1")] * self.cuts + [("fewest", "1")] * (self.fewest and self.mode == "text"))
+        return (
+            [("tokenizers", name) for name in self.tokenizers]
+            + self.input_pairs(with_input)
+            + self.option_pairs()
+            + [("cuts", "1")] * self.cuts
+            + [("fewest", "1")] * (self.fewest and self.mode == "text")
+        )
 
 
 @dataclass
@@ -93,7 +116,9 @@ class Column:
     bar: float = 0.0  # percent of the largest count
     best: bool = False
     note: str | None = None  # what the sample shows, for this column's tokenizer (sample_notes.py)
-    costs: list = field(default_factory=list)  # budget_view.CostLine per model asked with this tokenizer, cheapest first
+    costs: list = field(
+        default_factory=list
+    )  # budget_view.CostLine per model asked with this tokenizer, cheapest first
     chunks: ChunkMarks | None = None  # with the Chunks option (chunk_view.py)
     fewest: object = None  # fewest_view.FewestView (counts only), with the Fewest tokens option
 
@@ -133,14 +158,21 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
                 rendered = render_page_chat(registry, settings, name, messages, box.tools, box.error is None)
                 results.append(chat_result(rendered, messages, budget + HEAD_SLACK))
             else:
-                tokenized = engine_calls.tokenize_head(registry, settings, name, text, state.special, budget + HEAD_SLACK)
+                tokenized = engine_calls.tokenize_head(
+                    registry, settings, name, text, state.special, budget + HEAD_SLACK
+                )
                 chunks_of[name] = chunk_marks(tokenized.tokenizer, text, state.special) if state.chunks else None
                 results.append(tokenized)
         except TokenprismError as caught:
             results.append(caught)
     list_limit = settings.max_response_tokens // max(1, len(names))
-    cuts = differing_cuts([item.tokens[:budget] for item in results if isinstance(item, engine_calls.Tokenized)],
-                          ) if state.cuts and not chat else frozenset()
+    cuts = (
+        differing_cuts(
+            [item.tokens[:budget] for item in results if isinstance(item, engine_calls.Tokenized)],
+        )
+        if state.cuts and not chat
+        else frozenset()
+    )
     for name, item in zip(names, results, strict=False):
         entry = entries.get(name)
         column = Column(name=name, kind=entry.kind if entry else "", vocab_size=entry.vocab_size if entry else 0)
@@ -154,10 +186,25 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
             column.result = item
             column.chunks = chunks_of.get(name)
             column.note = None if chat else note_for(state.text, item.tokenizer, getattr(entry, "version", None))
-            column.fewest = fewest_counts(item.tokenizer, item.text, state.special) if state.fewest and not chat else None
-            column.view = (chat_view(item, "text", state.ws, budget, list_limit) if chat else
-                           build_view(item.text, item.tokens, "text", state.ws, budget, item.ids, list_limit,
-                                      lines=state.lines, cuts=cuts, chunk_ends=column.chunks.ends if column.chunks else frozenset()))
+            column.fewest = (
+                fewest_counts(item.tokenizer, item.text, state.special) if state.fewest and not chat else None
+            )
+            column.view = (
+                chat_view(item, "text", state.ws, budget, list_limit)
+                if chat
+                else build_view(
+                    item.text,
+                    item.tokens,
+                    "text",
+                    state.ws,
+                    budget,
+                    item.ids,
+                    list_limit,
+                    lines=state.lines,
+                    cuts=cuts,
+                    chunk_ends=column.chunks.ends if column.chunks else frozenset(),
+                )
+            )
         columns.append(column)
     columns.sort(key=lambda c: c.no_chat or c.no_tools is not None)  # in chat mode, those that show a prompt first
     counted = [c for c in columns if c.result is not None]
@@ -168,8 +215,14 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
             column.delta = column.result.count - best
             column.best = column.delta == 0
             column.bar = round(100 * column.result.count / most, 2)
-    script_rows = [] if chat or not counted else by_script(counted[0].result.text, {
-        c.name: token_ranges(c.result.tokenizer, c.result.text, c.result.ids, state.special) for c in counted})
+    script_rows = (
+        []
+        if chat or not counted
+        else by_script(
+            counted[0].result.text,
+            {c.name: token_ranges(c.result.tokenizer, c.result.text, c.result.ids, state.special) for c in counted},
+        )
+    )
     lines = cost_lines(registry, state.tokenizers, {c.name: c.result.count for c in counted})
     columns = rank_columns(columns, lines)
     stats = counted[0].result.stats if counted else None
@@ -207,15 +260,19 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "chat_rows": message_rows(state.messages, None) if chat else [],
         "chat_counts": {c.name: c.result.rendered.message_counts() for c in counted} if chat else {},
         "chat_reply": {c.name: reply_tokens(c.result.rendered) for c in counted} if chat else {},
-        "chat_roles": list(dict.fromkeys(role for name in [n for n in names if n in chat_formats] or [None]
-                                         for role in roles_for(registry, name))),
+        "chat_roles": list(
+            dict.fromkeys(
+                role for name in [n for n in names if n in chat_formats] or [None] for role in roles_for(registry, name)
+            )
+        ),
         "chat_names": names_for(registry, names),
         "chat_tools": any(tools_of.values()),  # the editor offers calls and call ids
         "call_ids": call_ids(state.messages) if chat else [],
         "tools_box": box,
         "tools_note": None,  # the columns say which formats leave the tools out
-        "chat_notes": {c.result.rendered.format: note for c in counted
-                       if chat and (note := format_note(c.result.rendered))},
+        "chat_notes": {
+            c.result.rendered.format: note for c in counted if chat and (note := format_note(c.result.rendered))
+        },
         "editor_oob": is_htmx(request) and chat and request.headers.get("HX-Trigger-Name") not in TYPING_FIELDS,
         "editor_focus": focus_after(state.op, len(state.messages)),
     }
@@ -248,4 +305,3 @@ async def compare_post(request: Request):
         if fits and state.tokenizers:  # none chosen: say so here (the bare URL means "the defaults")
             return RedirectResponse(url, status_code=303)
     return await pool.run(render_compare, request, settings, registry, state, request=request)
-

@@ -46,11 +46,14 @@ def fewest_view(tokenizer, text: str, allow_special: bool, state_view: str, ws: 
     bpe_set, own_set = set(bpe_starts), set(own_starts)
     mine = frozenset(t.start for t, at in zip(tokens, own_starts) if at not in bpe_set)
     theirs = frozenset(r[0] for r, at in zip(char_ranges(found.bpe_pieces), bpe_starts) if at not in own_set)
-    view = build_view(text, tokens, state_view, ws, settings.render_tokens, found.ids, settings.max_response_tokens,
-                      cuts=mine)
+    view = build_view(
+        text, tokens, state_view, ws, settings.render_tokens, found.ids, settings.max_response_tokens, cuts=mine
+    )
     spans = found.differences()
-    listed = [Difference(_text(text, found.pieces, a, b), _spelled(found.bpe_pieces, a, b), _spelled(found.pieces, a, b))
-              for a, b in spans[:MAX_LISTED]]
+    listed = [
+        Difference(_text(text, found.pieces, a, b), _spelled(found.bpe_pieces, a, b), _spelled(found.pieces, a, b))
+        for a, b in spans[:MAX_LISTED]
+    ]
     return FewestView(len(found.ids), len(found.bpe_ids), view, listed, len(spans), bpe_only_cuts=theirs)
 
 

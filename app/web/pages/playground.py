@@ -19,13 +19,33 @@ from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
 from app.web.pages.chat_form import (
-    PageInput, chat_result, chat_view, focus_after, message_rows, render_page_chat, reply_tokens, roles_for, names_for,
+    PageInput,
+    chat_result,
+    chat_view,
+    focus_after,
+    message_rows,
+    render_page_chat,
+    reply_tokens,
+    roles_for,
+    names_for,
 )
 from app.web.pages.chat_tools import ToolsBox, call_ids, takes_tools
 from app.web.pages.budget_view import Budget, PlaygroundBudget, parse_reply, playground_model
 from app.web.pages.common import (
-    HEAD_SLACK, TYPING_FIELDS, base_context, canonical, form_flag, is_htmx, name_directory, named_tokenizer, page_text,
-    page_url, picker_context, read_form, respond, tokenizer_groups,
+    HEAD_SLACK,
+    TYPING_FIELDS,
+    base_context,
+    canonical,
+    form_flag,
+    is_htmx,
+    name_directory,
+    named_tokenizer,
+    page_text,
+    page_url,
+    picker_context,
+    read_form,
+    respond,
+    tokenizer_groups,
 )
 from app.web.pages.chunk_view import NO_MARKS, chunk_marks
 from app.web.pages.fewest_view import fewest_view
@@ -75,7 +95,6 @@ class PlaygroundState(PageInput):
         return pairs + self.option_pairs() + [("fewest", "1")] * (self.fewest and self.mode == "encode")
 
 
-
 def settle(registry: Registry, state: PlaygroundState) -> tuple[PlaygroundBudget, int | None, InvalidInput | None]:
     """The tokenizer name as the page keeps it, and the budget's model and reply length, written back
     the way the address keeps them (`budget` only when not the first choice, `reply` as digits)."""
@@ -108,7 +127,9 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
                 raise state.problem
             chat_tools = takes_tools(registry, state.tokenizer)
             tools_note = box.left_out(state.tokenizer, chat_tools)
-            rendered = render_page_chat(registry, settings, state.tokenizer, state.messages, box.tools, tools_note is None)
+            rendered = render_page_chat(
+                registry, settings, state.tokenizer, state.messages, box.tools, tools_note is None
+            )
             result = chat_result(rendered, state.messages, head)
         elif state.mode == "decode":
             result = engine_calls.decode(registry, settings, state.tokenizer, parse_ids(state.ids), head)
@@ -122,15 +143,27 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         budget = Budget.of(choice.model, result.count, reply)
     if reply_error is not None and status == 200:  # the tokens are drawn all the same; the field says what is wrong
         status = reply_error.status
-    fewest = fewest_view(result.tokenizer, result.text, state.special, state.view, state.ws, settings) \
-        if result is not None and state.mode == "encode" and state.fewest else None
+    fewest = (
+        fewest_view(result.tokenizer, result.text, state.special, state.view, state.ws, settings)
+        if result is not None and state.mode == "encode" and state.fewest
+        else None
+    )
     view = None
     if result is not None and state.mode == "chat":
         view = chat_view(result, state.view, state.ws, settings.render_tokens, settings.max_response_tokens)
     elif result is not None:
-        view = build_view(result.text, result.tokens, state.view, state.ws, settings.render_tokens, result.ids,
-                          settings.max_response_tokens, lines=state.lines, chunk_ends=marks.ends,
-                          cuts=fewest.bpe_only_cuts if fewest else frozenset())
+        view = build_view(
+            result.text,
+            result.tokens,
+            state.view,
+            state.ws,
+            settings.render_tokens,
+            result.ids,
+            settings.max_response_tokens,
+            lines=state.lines,
+            chunk_ends=marks.ends,
+            cuts=fewest.bpe_only_cuts if fewest else frozenset(),
+        )
     url, fits = page_url("/", state)
     decoded_url = None
     if result is not None and state.mode == "decode":
@@ -156,12 +189,13 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         "call_ids": call_ids(state.messages) if state.mode == "chat" else [],
         "tools_box": box,
         "tools_note": tools_note,
-        "chat_note": format_note(result.rendered)
-        if state.mode == "chat" and result is not None else None,
+        "chat_note": format_note(result.rendered) if state.mode == "chat" and result is not None else None,
         "show_counts": True,
         "chat_rows": message_rows(state.messages, result.rendered if state.mode == "chat" and result else None),
         "chat_reply": reply_tokens(result.rendered) if state.mode == "chat" and result else 0,
-        "directory": [] if is_htmx(request) else name_directory(registry, [picker["chosen"]]),  # the full page's <datalist>
+        "directory": []
+        if is_htmx(request)
+        else name_directory(registry, [picker["chosen"]]),  # the full page's <datalist>
         "state": state,
         "budget_choice": choice,
         "budget": budget,
@@ -173,7 +207,8 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         "view": view,
         "chunk_marks": marks if state.chunks and state.mode == "encode" and result is not None else None,
         "note": note_for(state.text, result.tokenizer, getattr(entry, "version", None))
-        if result is not None and state.mode == "encode" else None,  # what the sample shows (sample_notes.py)
+        if result is not None and state.mode == "encode"
+        else None,  # what the sample shows (sample_notes.py)
         "decoded_url": decoded_url,
         "view_text": render_decoded(result.text, state.ws) if result is not None and state.mode == "decode" else "",
         "fewest": fewest,
@@ -198,5 +233,3 @@ async def playground_post(request: Request):
         if fits:  # post/redirect/get: the address bar shows a link that reproduces the view
             return RedirectResponse(url, status_code=303)
     return await pool.run(render_playground, request, settings, registry, state, request=request)
-
-

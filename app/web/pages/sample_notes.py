@@ -88,16 +88,22 @@ def _arithmetic(tokenizer: Tokenizer, text: str) -> str:
     if all(n == 1 for ns in lengths.values() for n in ns):
         why = "Every digit is its own token here, so a number costs one token per digit, the same way in every number."
     elif all(ns == _threes(len(d), from_left=True) for d, ns in lengths.items()):
-        why = (f"Runs of digits are cut into groups of up to three from the left: {shown}, "
-               f"not {cut(_thousands(example))} as we group thousands.")
+        why = (
+            f"Runs of digits are cut into groups of up to three from the left: {shown}, "
+            f"not {cut(_thousands(example))} as we group thousands."
+        )
     elif all(ns == _threes(len(d), from_left=False) for d, ns in lengths.items()):
         why = f"Runs of digits are cut into groups of up to three from the right, as we group thousands: {shown}."
     elif all(_on_threes(ns) for ns in lengths.values()):
-        inner = next((d for d, ns in lengths.items() if ns != _threes(len(d), True) and d not in ("127", "1275")), example)
+        inner = next(
+            (d for d, ns in lengths.items() if ns != _threes(len(d), True) and d not in ("127", "1275")), example
+        )
         why = f"Every third digit from the left is a cut, with more cuts inside the groups: {inner} is {cut(first[inner])}."
     else:  # two numbers of the same length cut differently (the shortest such pair), or the example
-        same = sorted(((x, y) for x in first for y in first if len(x) == len(y) > 3 and lengths[x] != lengths[y]),
-                      key=lambda pair: len(pair[0]))
+        same = sorted(
+            ((x, y) for x in first for y in first if len(x) == len(y) > 3 and lengths[x] != lengths[y]),
+            key=lambda pair: len(pair[0]),
+        )
         if same:
             (x, y), *_ = same
             shown = f"{x} is {cut(first[x])} but {y} is {cut(first[y])}"
@@ -147,8 +153,10 @@ def _scripts(tokenizer: Tokenizer, text: str) -> str:
         spans[match.group(1)] = match.span(2)
     rate = {lang: len(cuts.over(a, b)) / (b - a) for lang, (a, b) in spans.items()}
     times = {lang: rate[lang] / rate["English"] for lang in ("Korean", "Hindi")}
-    said = (f"English takes {rate['English']:.2f} tokens per character here, Korean {rate['Korean']:.2f} and Hindi "
-            f"{rate['Hindi']:.2f}: {times['Korean']:.1f} and {times['Hindi']:.1f} times as many.")
+    said = (
+        f"English takes {rate['English']:.2f} tokens per character here, Korean {rate['Korean']:.2f} and Hindi "
+        f"{rate['Hindi']:.2f}: {times['Korean']:.1f} and {times['Hindi']:.1f} times as many."
+    )
     split = {lang: cuts.split_chars(*spans[lang]) for lang in ("Korean", "Hindi")}
     cut_up = [lang for lang, n in split.items() if n]
     if not cut_up:
@@ -166,7 +174,7 @@ def _code(tokenizer: Tokenizer, text: str) -> str:
     a, b = deepest.span(1)
     covering = cuts.over(a, b)
     riders = [t for t in covering if t.end > b]  # the token that also starts the line's text
-    said = f'The {num(b - a)} spaces that indent {deepest.group(2)} take {tokens(len(covering) - len(riders))} of their own here'
+    said = f"The {num(b - a)} spaces that indent {deepest.group(2)} take {tokens(len(covering) - len(riders))} of their own here"
     if len(covering) == len(riders):
         said = f"The {num(b - a)} spaces that indent {deepest.group(2)} have no token of their own here, only one shared with the text after them"
     elif riders:
@@ -192,8 +200,13 @@ def _emoji(tokenizer: Tokenizer, text: str) -> str:
     if len(covering) == 1:
         return f"{said}; here it is a single token."
     partial = sum(1 for t in covering if t.is_partial)
-    pieces = ("each a whole character or more" if not partial else "all of them byte pieces, not whole characters"
-              if partial == len(covering) else f"{num(partial)} of them byte pieces, not whole characters")
+    pieces = (
+        "each a whole character or more"
+        if not partial
+        else "all of them byte pieces, not whole characters"
+        if partial == len(covering)
+        else f"{num(partial)} of them byte pieces, not whole characters"
+    )
     return f"{said}; here it takes {tokens(len(covering))}, {pieces}. The page shows them as one segment."
 
 
@@ -247,8 +260,10 @@ def _hidden(tokenizer: Tokenizer, text: str) -> str:
         shared = any(t.start < at or t.end > at + 1 for t in covering)
         return f"{tokens(len(covering))}{' (shared with its neighbours)' if shared else ''}"
 
-    return (f"The zero-width space takes {cost(chr(0x200B))} here and the right-to-left override "
-            f"{cost(chr(0x202E))}, though neither shows on screen. The page shows each as a visible escape.")
+    return (
+        f"The zero-width space takes {cost(chr(0x200B))} here and the right-to-left override "
+        f"{cost(chr(0x202E))}, though neither shows on screen. The page shows each as a visible escape."
+    )
 
 
 def _glitch(tokenizer: Tokenizer, text: str) -> str:
@@ -257,20 +272,33 @@ def _glitch(tokenizer: Tokenizer, text: str) -> str:
     word = cuts.over(space + 1, space + 1 + len(GLITCH))
     if len(word) == 1 and word[0].start <= space:
         said = f'Here " {GLITCH}", space included, is one token: id {word[0].id}.'
-        lecture = ("The lecture's point: this Reddit username was frequent in the tokenizer's training text but "
-                   "almost absent from the model's, so its token's embedding was barely trained and the model "
-                   "went erratic when it met it.")
+        lecture = (
+            "The lecture's point: this Reddit username was frequent in the tokenizer's training text but "
+            "almost absent from the model's, so its token's embedding was barely trained and the model "
+            "went erratic when it met it."
+        )
     else:
-        said = f'Here "{GLITCH}" is {tokens(len(word))}' + (f" ({cut(cuts.pieces(space + 1, space + 1 + len(GLITCH)))})." if len(word) > 1 else ".")
-        lecture = ("The lecture's glitch needs one token for it: the Reddit username was frequent in a tokenizer's "
-                   "training text but almost absent from the model's, so that token's embedding stayed barely "
-                   "trained and the model went erratic on it.")
+        said = f'Here "{GLITCH}" is {tokens(len(word))}' + (
+            f" ({cut(cuts.pieces(space + 1, space + 1 + len(GLITCH)))})." if len(word) > 1 else "."
+        )
+        lecture = (
+            "The lecture's glitch needs one token for it: the Reddit username was frequent in a tokenizer's "
+            "training text but almost absent from the model's, so that token's embedding stayed barely "
+            "trained and the model went erratic on it."
+        )
     return f"{said} {lecture}"
 
 
 NOTES: dict[str, Callable[[Tokenizer, str], str]] = {
-    "arithmetic": _arithmetic, "case": _case, "scripts": _scripts, "code": _code, "emoji": _emoji,
-    "trailing": _trailing, "special": _special, "hidden": _hidden, "glitch": _glitch,
+    "arithmetic": _arithmetic,
+    "case": _case,
+    "scripts": _scripts,
+    "code": _code,
+    "emoji": _emoji,
+    "trailing": _trailing,
+    "special": _special,
+    "hidden": _hidden,
+    "glitch": _glitch,
 }
 
 

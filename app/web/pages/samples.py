@@ -22,7 +22,7 @@ class Sample:
     text: str
 
 
-FAMILY = "\U0001F468\u200d\U0001F469\u200d\U0001F467\u200d\U0001F466"  # one emoji, 7 code points
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"  # one emoji, 7 code points
 GLITCH = "SolidGoldMagikarp"
 
 
@@ -41,10 +41,7 @@ SAMPLES: tuple[Sample, ...] = (
         "case",
         "Mixed case",
         "The same word in several casings: compare what each one costs.",
-        "Say hello Hello HELLO hElLo\n"
-        "tokenization Tokenization TOKENIZATION\n"
-        "iPhone IPHONE iphone\n"
-        "the The THE tHe\n",
+        "Say hello Hello HELLO hElLo\ntokenization Tokenization TOKENIZATION\niPhone IPHONE iphone\nthe The THE tHe\n",
     ),
     Sample(
         "scripts",
@@ -68,9 +65,9 @@ SAMPLES: tuple[Sample, ...] = (
         "def fizzbuzz(n):\n"
         "    for i in range(1, n + 1):\n"
         "        if i % 15 == 0:\n"
-        "            print(\"FizzBuzz\")\n"
+        '            print("FizzBuzz")\n'
         "        elif i % 3 == 0:\n"
-        "            print(\"Fizz\")\n"
+        '            print("Fizz")\n'
         "        else:\n"
         "            print(i)\n"
         "\n"
@@ -90,10 +87,7 @@ SAMPLES: tuple[Sample, ...] = (
         "trailing",
         "Trailing whitespace",
         "A prompt that ends in a space: turn on Show whitespace to see its last token.",
-        "The capital of France is Paris\n"
-        "Answer:   \n"
-        "\tTabbed line\t\n"
-        "The capital of France is ",
+        "The capital of France is Paris\nAnswer:   \n\tTabbed line\t\nThe capital of France is ",
     ),
     Sample(
         "special",

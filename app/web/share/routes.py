@@ -31,7 +31,15 @@ from app.web.pages.common import page_url, read_form
 from app.web.pages.compare import render_compare
 from app.web.pages.playground import render_playground
 from app.web.share.state import (
-    PAGES, ShareCreated, SharedView, ShareRequest, check_shareable, document, json_pairs, opened, state_from,
+    PAGES,
+    ShareCreated,
+    SharedView,
+    ShareRequest,
+    check_shareable,
+    document,
+    json_pairs,
+    opened,
+    state_from,
     state_json,
 )
 
@@ -47,7 +55,8 @@ _STATUSES = {
     503: "The share store cannot be used now (busy: retry after Retry-After; or its file is damaged).",
 }
 _FORM_SCHEMA = {
-    "type": "object", "required": ["page"],
+    "type": "object",
+    "required": ["page"],
     "properties": {"page": {"type": "string", "enum": list(PAGES)}},
     "additionalProperties": {"type": "string"},
     "description": "The page's own form fields (what the page posts), plus `page`.",
@@ -106,16 +115,24 @@ def open_share(request: Request, key: str):
     share = share_store(request).get(key)
     if share is None:
         shown = key if len(key) <= 40 else key[:37] + "..."
-        raise ShareNotFound(f"no shared view has the id {shown!r}; a share id is 32 hex digits, as in a /s/<id> "
-                            "link. Check the link, or share the view again")
+        raise ShareNotFound(
+            f"no shared view has the id {shown!r}; a share id is 32 hex digits, as in a /s/<id> "
+            "link. Check the link, or share the view again"
+        )
     page, state = opened(share, services(request).registry)
     return share, page, state
 
 
-@router.post("/api/share", tags=["share"], summary="Share a view",
-             responses={200: {"model": ShareCreated, "description": "The link: /s/{id}, or the page's own address."},
-                        **_responses(400, 404, 409, 413, 415, 422, 503)},
-             openapi_extra=_post_body_doc())
+@router.post(
+    "/api/share",
+    tags=["share"],
+    summary="Share a view",
+    responses={
+        200: {"model": ShareCreated, "description": "The link: /s/{id}, or the page's own address."},
+        **_responses(400, 404, 409, 413, 415, 422, 503),
+    },
+    openapi_extra=_post_body_doc(),
+)
 async def api_share(request: Request):
     """A link that reproduces a playground or comparison view: its text (or chat), tokenizer(s) and options.
     A view whose address fits in a URL gets that address (`id` null, nothing stored); a longer one is stored
@@ -125,14 +142,27 @@ async def api_share(request: Request):
     return Response(dumps(answer).encode(), media_type="application/json")
 
 
-@router.get("/api/share/{share_id}", tags=["share"], summary="A shared view's state",
-            responses={200: {"model": SharedView, "description": "The page and its fields."}, **_responses(404, 422, 503)})
+@router.get(
+    "/api/share/{share_id}",
+    tags=["share"],
+    summary="A shared view's state",
+    responses={200: {"model": SharedView, "description": "The page and its fields."}, **_responses(404, 422, 503)},
+)
 async def api_shared(request: Request, share_id: str):
     """The stored state of `/s/{share_id}`: POST `{"page": page, **state}` to /api/share and you get the same id."""
+
     def work() -> bytes:
         share, page, state = open_share(request, share_id)
-        return dumps({"id": share.id, "url": f"/s/{share.id}", "page": page, "state": state_json(page, state),
-                      "created": share.created, "bytes": share.raw_size}).encode()
+        return dumps(
+            {
+                "id": share.id,
+                "url": f"/s/{share.id}",
+                "page": page,
+                "state": state_json(page, state),
+                "created": share.created,
+                "bytes": share.raw_size,
+            }
+        ).encode()
 
     return Response(await services(request).pool.run(work, request=request), media_type="application/json")
 
@@ -141,8 +171,9 @@ async def api_shared(request: Request, share_id: str):
 async def share_form(request: Request):
     """The Share button without JavaScript: a 303 to the link (the plain address when it fits)."""
     form = await read_form(request, services(request).settings)
-    answer = await services(request).pool.run(make_share, request, str(form.get("page") or ""), form, True,
-                                              request=request)
+    answer = await services(request).pool.run(
+        make_share, request, str(form.get("page") or ""), form, True, request=request
+    )
     return RedirectResponse(answer["url"], status_code=303)
 
 

@@ -44,17 +44,25 @@ PAGES = {"playground": "/", "compare": "/compare"}  # page -> its path
 DOC_VERSION = 1
 # The on/off options of each page: its state's bool fields, written `name=1` in its address
 # (tests/web/test_share_state.py checks that these are all of them).
-FLAGS = {"playground": ("ws", "special", "lines", "chunks", "fewest"),
-         "compare": ("ws", "special", "lines", "cuts", "chunks", "fewest")}
+FLAGS = {
+    "playground": ("ws", "special", "lines", "chunks", "fewest"),
+    "compare": ("ws", "special", "lines", "cuts", "chunks", "fewest"),
+}
 
 Messages = Annotated[
     list[ChatMessageIn] | None,
-    Field(None, min_length=1, max_length=MAX_PAGE_MESSAGES,
-          description=f"The chat (with mode chat): at most {MAX_PAGE_MESSAGES} messages, as the page edits them."),
+    Field(
+        None,
+        min_length=1,
+        max_length=MAX_PAGE_MESSAGES,
+        description=f"The chat (with mode chat): at most {MAX_PAGE_MESSAGES} messages, as the page edits them.",
+    ),
 ]
 TEXT_DOC = "The text (modes encode/text). Omitted: the page's default text."
-TOOLS_DOC = ("The tools box (mode chat): OpenAI's list of function tools, or a string as typed in the box. "
-             "Messages take `tool_calls` (a list, or the calls box's text) and `tool_call_id` likewise.")
+TOOLS_DOC = (
+    "The tools box (mode chat): OpenAI's list of function tools, or a string as typed in the box. "
+    "Messages take `tool_calls` (a list, or the calls box's text) and `tool_call_id` likewise."
+)
 
 
 def box_text(value: Any) -> str:
@@ -84,8 +92,11 @@ class PlaygroundShare(Request):
     view: Literal["text", "ids", "bytes"] = "text"
     messages: Messages = None
     tools: Any = Field(None, description=TOOLS_DOC)
-    budget: ModelName | None = Field(None, description="The model the budget prices, when the tokenizer is no model "
-                                     "name: one of its models with facts. Omitted: the first of them.")
+    budget: ModelName | None = Field(
+        None,
+        description="The model the budget prices, when the tokenizer is no model "
+        "name: one of its models with facts. Omitted: the first of them.",
+    )
     reply: ReplyTokens | None = Field(None, description="The expected reply length in tokens that the budget prices.")
     ws: bool = False
     special: bool = False
@@ -96,7 +107,9 @@ class PlaygroundShare(Request):
 
 class CompareShare(Request):
     page: Literal["compare"]
-    tokenizers: TokenizerNames | None = Field(None, description="2 to max_compare names. Omitted: the page's default set.")
+    tokenizers: TokenizerNames | None = Field(
+        None, description="2 to max_compare names. Omitted: the page's default set."
+    )
     mode: Literal["text", "chat"] = "text"
     text: str | None = Field(None, description=TEXT_DOC)
     messages: Messages = None
@@ -112,16 +125,22 @@ class CompareShare(Request):
 class ShareRequest(RootModel[Annotated[PlaygroundShare | CompareShare, Field(discriminator="page")]]):
     """One page's state: the playground's or the comparison's fields, with `page` naming which."""
 
-    model_config = {"json_schema_extra": {"examples": [
-        {"page": "playground", "tokenizer": "cl100k_base", "text": "A long text ...", "view": "ids"},
-        {"page": "compare", "tokenizers": ["gpt2", "o200k_base"], "text": "A long text ...", "ws": True},
-    ]}}
+    model_config = {
+        "json_schema_extra": {
+            "examples": [
+                {"page": "playground", "tokenizer": "cl100k_base", "text": "A long text ...", "view": "ids"},
+                {"page": "compare", "tokenizers": ["gpt2", "o200k_base"], "text": "A long text ...", "ws": True},
+            ]
+        }
+    }
 
 
 class ShareCreated(Response):
     id: str | None = Field(description="The stored share's id; null when the address holds the whole view.")
-    url: str = Field(description="The link's path on this server: /s/{id}, or the page's own address.",
-                     examples=["/s/3f6c0a1d9b2e4c5f8a7b6c5d4e3f2a1b"])
+    url: str = Field(
+        description="The link's path on this server: /s/{id}, or the page's own address.",
+        examples=["/s/3f6c0a1d9b2e4c5f8a7b6c5d4e3f2a1b"],
+    )
 
 
 class SharedView(Response):
@@ -140,14 +159,21 @@ def json_pairs(body: PlaygroundShare | CompareShare) -> QueryParams:
         pairs += [("tokenizer", body.tokenizer), ("mode", body.mode), ("view", body.view)]
         if body.ids is not None:
             pairs.append(("ids", body.ids if isinstance(body.ids, str) else " ".join(map(str, body.ids))))
-        pairs += [(key, str(value)) for key, value in (("budget", body.budget), ("reply", body.reply)) if value is not None]
+        pairs += [
+            (key, str(value)) for key, value in (("budget", body.budget), ("reply", body.reply)) if value is not None
+        ]
     else:
         pairs += [("tokenizers", name) for name in body.tokenizers or []] + [("mode", body.mode)]
     if body.text is not None:
         pairs.append(("text", body.text))
     for message in body.messages or []:
-        pairs += [("role", message.role), ("name", message.name or ""), ("content", message.content or ""),
-                  ("calls", box_text(message.tool_calls)), ("call_id", box_text(message.tool_call_id))]
+        pairs += [
+            ("role", message.role),
+            ("name", message.name or ""),
+            ("content", message.content or ""),
+            ("calls", box_text(message.tool_calls)),
+            ("call_id", box_text(message.tool_call_id)),
+        ]
     if body.tools is not None:
         pairs.append(("tools", box_text(body.tools)))
     pairs += [(flag, "1") for flag in FLAGS[body.page] if getattr(body, flag)]
@@ -191,8 +217,12 @@ def opened(share: Share, registry: Registry) -> tuple[str, PlaygroundState | Com
     """A stored document back as (page, state), through the same `from_params` a URL goes through."""
     doc = share.document
     query = doc.get("query")
-    if (doc.get("v") != DOC_VERSION or doc.get("page") not in PAGES or not isinstance(query, list)
-            or not all(isinstance(p, list) and len(p) == 2 and all(isinstance(v, str) for v in p) for p in query)):
+    if (
+        doc.get("v") != DOC_VERSION
+        or doc.get("page") not in PAGES
+        or not isinstance(query, list)
+        or not all(isinstance(p, list) and len(p) == 2 and all(isinstance(v, str) for v in p) for p in query)
+    ):
         raise ShareDamaged(f"the shared view {share.id} was stored in a form this server does not read; share it again")
     page = doc["page"]
     return page, state_from(page, QueryParams([tuple(pair) for pair in query]), registry, from_form=False)
@@ -206,12 +236,21 @@ def state_json(page: str, state) -> dict:
         out["view"] = state.view
         if state.budget:
             out["budget"] = state.budget
-        if state.reply.isascii() and state.reply.isdigit():  # settled: digits, or kept as typed in decode mode (not checked there)
+        if (
+            state.reply.isascii() and state.reply.isdigit()
+        ):  # settled: digits, or kept as typed in decode mode (not checked there)
             out["reply"] = int(state.reply)
     if state.mode == "chat":
-        out["messages"] = [{"role": m.role, "content": m.content, **({"name": m.name} if m.name is not None else {}),
-                            **({"tool_calls": box_json(m.calls_text)} if getattr(m, "calls_text", "") else {}),
-                            **({"tool_call_id": m.tool_call_id} if m.tool_call_id else {})} for m in state.messages]
+        out["messages"] = [
+            {
+                "role": m.role,
+                "content": m.content,
+                **({"name": m.name} if m.name is not None else {}),
+                **({"tool_calls": box_json(m.calls_text)} if getattr(m, "calls_text", "") else {}),
+                **({"tool_call_id": m.tool_call_id} if m.tool_call_id else {}),
+            }
+            for m in state.messages
+        ]
         if state.tools_text.strip():
             out["tools"] = box_json(state.tools_text)
     elif state.mode == "decode":

@@ -37,19 +37,22 @@ async def read_json_request(request: Request) -> tuple[TrainSpec, list[str]]:
     check_json_type(request)
     raw = await request.body()
     body = await asyncio.get_running_loop().run_in_executor(None, parse_json, raw, TrainRequest)
-    spec = TrainSpec(body.name, body.vocab_size, body.pattern, tuple(body.special_tokens), body.replace,
-                     body.description)
+    spec = TrainSpec(
+        body.name, body.vocab_size, body.pattern, tuple(body.special_tokens), body.replace, body.description
+    )
     return spec, ([body.text] if body.text else []) + list(body.texts or [])
 
 
 async def read_form(request: Request, settings: Settings) -> tuple[dict[str, str], list[str]]:
     """The form's text fields and its documents (pasted text, then files)."""
     try:
-        form = await request.form(max_files=MAX_FILES, max_fields=len(FIELDS) + 4,
-                                  max_part_size=corpus_limit(settings)[0] + 1024)
+        form = await request.form(
+            max_files=MAX_FILES, max_fields=len(FIELDS) + 4, max_part_size=corpus_limit(settings)[0] + 1024
+        )
     except MultiPartException as error:
-        raise InvalidInput(f"the form could not be read ({error.message}); send at most {MAX_FILES} files "
-                           "and the named fields") from None
+        raise InvalidInput(
+            f"the form could not be read ({error.message}); send at most {MAX_FILES} files and the named fields"
+        ) from None
     fields: dict[str, str] = {}
     uploads: list[UploadFile] = []
     for key, value in form.multi_items():
@@ -70,9 +73,11 @@ async def read_form(request: Request, settings: Settings) -> tuple[dict[str, str
         data = await upload.read(max(room, 0) + 1)
         room -= len(data)
         if room < 0:
-            raise TextTooLarge(f"the corpus is over {limit:,} bytes ({setting}) "
-                               f"by file {excerpt(upload.filename)}; send less text, or train with the CLI",
-                               code="corpus_too_large")
+            raise TextTooLarge(
+                f"the corpus is over {limit:,} bytes ({setting}) "
+                f"by file {excerpt(upload.filename)}; send less text, or train with the CLI",
+                code="corpus_too_large",
+            )
         raw.append((upload.filename or "a file", data))
     files = await asyncio.get_running_loop().run_in_executor(None, decode_files, raw)
     return fields, ([text] if text else []) + files
@@ -84,8 +89,10 @@ def decode_files(raw: list[tuple[str, bytes]]) -> list[str]:
         try:
             texts.append(data.decode("utf-8"))
         except UnicodeDecodeError as error:
-            raise InvalidInput(f"{filename} is not UTF-8 text (bad byte at offset {error.start:,}); "
-                               "convert it to UTF-8, or leave it out") from None
+            raise InvalidInput(
+                f"{filename} is not UTF-8 text (bad byte at offset {error.start:,}); "
+                "convert it to UTF-8, or leave it out"
+            ) from None
     return texts
 
 
@@ -102,8 +109,9 @@ def special_tokens(value: str) -> tuple[str, ...]:
         except ValueError:
             parsed = None
         if not isinstance(parsed, list) or not all(isinstance(token, str) for token in parsed):
-            raise InvalidInput('special_tokens must be a JSON array of strings such as ["<|endoftext|>"], '
-                               "or one token per line")
+            raise InvalidInput(
+                'special_tokens must be a JSON array of strings such as ["<|endoftext|>"], or one token per line'
+            )
         return tuple(parsed)
     return tuple(line.strip() for line in value.splitlines() if line.strip())
 
@@ -115,5 +123,11 @@ def spec_from_fields(fields: dict[str, str]) -> TrainSpec:
     size = fields.get("vocab_size", "").strip()
     if not (size.isascii() and size.isdigit() and len(size) <= 12):
         raise InvalidInput(f"vocab_size {size[:40]!r} is not a whole number; give one such as 1000")
-    return TrainSpec(name, int(size), fields.get("pattern") or "gpt4", special_tokens(fields.get("special_tokens", "")),
-                     flag(fields.get("replace")), fields.get("description", "").strip())
+    return TrainSpec(
+        name,
+        int(size),
+        fields.get("pattern") or "gpt4",
+        special_tokens(fields.get("special_tokens", "")),
+        flag(fields.get("replace")),
+        fields.get("description", "").strip(),
+    )

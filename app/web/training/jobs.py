@@ -32,7 +32,13 @@ from app.web.edge.json_body import dumps
 from app.web.edge.security import LargeBody
 from app.web.tokenizer_store import check_write_access
 from app.web.training.schemas import (
-    MAX_MERGES_LISTED, MergesResponse, TrainAccepted, TrainJob, TrainPreviewRequest, TrainPreviewResponse, TrainRequest,
+    MAX_MERGES_LISTED,
+    MergesResponse,
+    TrainAccepted,
+    TrainJob,
+    TrainPreviewRequest,
+    TrainPreviewResponse,
+    TrainRequest,
 )
 from app.web.edge.bodies import json_body_doc, read_json
 from app.web.schemas import ErrorResponse
@@ -78,9 +84,12 @@ def runner_of(app: FastAPI) -> JobRunner:
                     runner = app.state.job_runner = JobRunner.for_settings(settings)
                 except (OSError, sqlite3.Error) as error:
                     log.warning("training is unavailable: %s", error)
-                    raise TokenprismError(f"training is unavailable: the data directory {settings.data_dir} cannot "
-                                          f"hold its jobs ({error}); fix it, or set TOKENPRISM_DATA_DIR",
-                                          code="training_unavailable", status=503) from None
+                    raise TokenprismError(
+                        f"training is unavailable: the data directory {settings.data_dir} cannot "
+                        f"hold its jobs ({error}); fix it, or set TOKENPRISM_DATA_DIR",
+                        code="training_unavailable",
+                        status=503,
+                    ) from None
     return runner
 
 
@@ -96,19 +105,41 @@ async def submit(request: Request, spec: TrainSpec, documents: list[str]) -> str
     return await asyncio.get_running_loop().run_in_executor(None, checked_submit)
 
 
-_MULTIPART_FORM = {"type": "object", "required": ["name", "vocab_size"], "properties": {
-    "files": {"type": "array", "items": {"type": "string", "format": "binary"}, "description": "UTF-8 text files"},
-    "text": {"type": "string"}, "name": {"type": "string"}, "vocab_size": {"type": "integer"},
-    "pattern": {"type": "string", "enum": ["gpt4", "gpt2", "none"]},
-    "special_tokens": {"type": "string", "description": "a JSON array, or one per line"},
-    "replace": {"type": "boolean"}, "description": {"type": "string"}}}
-_TRAIN_BODY = {"requestBody": {"required": True, "content": {
-    **json_body_doc(TrainRequest)["requestBody"]["content"], "multipart/form-data": {"schema": _MULTIPART_FORM}}}}
+_MULTIPART_FORM = {
+    "type": "object",
+    "required": ["name", "vocab_size"],
+    "properties": {
+        "files": {"type": "array", "items": {"type": "string", "format": "binary"}, "description": "UTF-8 text files"},
+        "text": {"type": "string"},
+        "name": {"type": "string"},
+        "vocab_size": {"type": "integer"},
+        "pattern": {"type": "string", "enum": ["gpt4", "gpt2", "none"]},
+        "special_tokens": {"type": "string", "description": "a JSON array, or one per line"},
+        "replace": {"type": "boolean"},
+        "description": {"type": "string"},
+    },
+}
+_TRAIN_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            **json_body_doc(TrainRequest)["requestBody"]["content"],
+            "multipart/form-data": {"schema": _MULTIPART_FORM},
+        },
+    }
+}
 
 
-@router.post("/train", status_code=202, summary="Start training a BPE tokenizer", openapi_extra=_TRAIN_BODY,
-             responses={202: {"model": TrainAccepted, "description": "Queued; follow status_url."},
-                        **_responses(400, 401, 403, 409, 413, 415, 422, 503)})
+@router.post(
+    "/train",
+    status_code=202,
+    summary="Start training a BPE tokenizer",
+    openapi_extra=_TRAIN_BODY,
+    responses={
+        202: {"model": TrainAccepted, "description": "Queued; follow status_url."},
+        **_responses(400, 401, 403, 409, 413, 415, 422, 503),
+    },
+)
 async def start_training(request: Request):
     """Answers 202 at once; the job runs in a child process, at most TOKENPRISM_TRAIN_JOBS at a time, with at most
     TOKENPRISM_TRAIN_QUEUE waiting (more: 503). The merges equal the lecture's naive algorithm (most frequent pair,
@@ -121,20 +152,31 @@ async def start_training(request: Request):
         spec, documents = await train_forms.read_json_request(request)
     job = await submit(request, spec, documents)
     body = {"job": job, "status": "queued", "status_url": f"/api/train/{job}", "page_url": f"/train/jobs/{job}"}
-    return Response(dumps(body), status_code=202, media_type="application/json",
-                    headers={"Location": body["status_url"]})
+    return Response(
+        dumps(body), status_code=202, media_type="application/json", headers={"Location": body["status_url"]}
+    )
 
 
-@router.get("/train/{job}", response_model=TrainJob, response_model_exclude_none=True,
-            summary="A training job's state", responses=_responses(404, 422))
+@router.get(
+    "/train/{job}",
+    response_model=TrainJob,
+    response_model_exclude_none=True,
+    summary="A training job's state",
+    responses=_responses(404, 422),
+)
 async def job_status(request: Request, job: str):
     """`merges_done` of `merges_total` while running; when done, `tokenizer` and `summary`; when failed,
     cancelled or interrupted (the server stopped), `error`."""
     return runner_of(request.app).status(job)
 
 
-@router.delete("/train/{job}", response_model=TrainJob, response_model_exclude_none=True,
-               summary="Cancel a training job", responses=_responses(400, 401, 403, 404, 409, 422))
+@router.delete(
+    "/train/{job}",
+    response_model=TrainJob,
+    response_model_exclude_none=True,
+    summary="Cancel a training job",
+    responses=_responses(400, 401, 403, 404, 409, 422),
+)
 async def cancel_job(request: Request, job: str):
     """Kills its process; nothing is saved. A job that has ended, or is writing its model, is a 409."""
     check_write_access(request)
@@ -142,8 +184,13 @@ async def cancel_job(request: Request, job: str):
     return await asyncio.get_running_loop().run_in_executor(None, runner.cancel, job)
 
 
-@router.post("/train/preview", response_model=TrainPreviewResponse, summary="What a corpus gives the merge loop",
-             responses=_responses(400, 413, 415, 422), openapi_extra=json_body_doc(TrainPreviewRequest))
+@router.post(
+    "/train/preview",
+    response_model=TrainPreviewResponse,
+    summary="What a corpus gives the merge loop",
+    responses=_responses(400, 413, 415, 422),
+    openapi_extra=json_body_doc(TrainPreviewRequest),
+)
 async def train_preview(request: Request):
     """Chunks and distinct chunks of the corpus under the pattern, and how many merges it can give at most.
     Counts at most `max_text_chars` characters (GET /api/limits); nothing is stored."""
@@ -159,15 +206,25 @@ async def train_preview(request: Request):
     return result.to_dict()
 
 
-@router.get("/tokenizers/{name}/merges", response_model=MergesResponse, summary="A BPE tokenizer's merges, in order",
-            responses=_responses(404, 422))
-async def list_merges(request: Request, name: str, offset: int = Query(0, ge=0),
-                      limit: int = Query(100, ge=1, le=MAX_MERGES_LISTED)):
+@router.get(
+    "/tokenizers/{name}/merges",
+    response_model=MergesResponse,
+    summary="A BPE tokenizer's merges, in order",
+    responses=_responses(404, 422),
+)
+async def list_merges(
+    request: Request, name: str, offset: int = Query(0, ge=0), limit: int = Query(100, ge=1, le=MAX_MERGES_LISTED)
+):
     """For `bpe` tokenizers (trained, added or tokenprism_4k): merge i joins `left` and `right` into id 256 + i.
     Another kind is a 422 naming it. `count` is how often the pair occurred in the training corpus when it was
     chosen (null when not recorded: models not trained here, or saved by a tokenprism before counts)."""
     _, registry, pool = services(request)
     model = await pool.run(replay.bpe_model, registry, name, request=request)
     rows = replay.merge_rows(model, offset, limit)
-    return {"tokenizer": model.name, "merges_total": len(replay.pairs_of(model)), "offset": offset, "limit": limit,
-            "merges": rows}
+    return {
+        "tokenizer": model.name,
+        "merges_total": len(replay.pairs_of(model)),
+        "offset": offset,
+        "limit": limit,
+        "merges": rows,
+    }

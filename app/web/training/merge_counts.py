@@ -43,8 +43,14 @@ def sparkline(counts: Sequence[int] | None, k: int) -> dict | None:
     path = " ".join(f"{'M' if i == 0 else 'L'}{x_of(r):.1f},{y_of(counts[r]):.1f}" for i, r in enumerate(ranks))
     at = min(k, n - 1)
     return {
-        "w": SPARK_W, "h": SPARK_H, "path": path, "kx": round(x_of(at), 1), "ky": round(y_of(counts[at]), 1),
-        "first": counts[0], "last": counts[-1], "n": n,
+        "w": SPARK_W,
+        "h": SPARK_H,
+        "path": path,
+        "kx": round(x_of(at), 1),
+        "ky": round(y_of(counts[at]), 1),
+        "first": counts[0],
+        "last": counts[-1],
+        "n": n,
         "summary": f"The pair merged first occurred {counts[0]:,} times in the training corpus, merge {at + 1:,} "
-                   f"{counts[at]:,} times, the last ({n:,}) {counts[-1]:,} times.",
+        f"{counts[at]:,} times, the last ({n:,}) {counts[-1]:,} times.",
     }

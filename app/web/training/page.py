@@ -31,21 +31,39 @@ from app.web.training.replay import ReplayState, render_replay
 router = APIRouter(include_in_schema=False)
 DEFAULT_VOCAB = 1_000
 COMPARE_WITH = ("o200k_base", "cl100k_base", "tokenprism_4k")
-PHASES = {"starting": "Starting the trainer", "counting": "Splitting the corpus into chunks and counting them",
-          "merging": "Merging", "saving": "Saving the model", "": "Running"}
+PHASES = {
+    "starting": "Starting the trainer",
+    "counting": "Splitting the corpus into chunks and counting them",
+    "merging": "Merging",
+    "saving": "Saving the model",
+    "": "Running",
+}
 
 
 def _html(request: Request, template: str, context: dict, status: int = 200, headers: dict | None = None):
     html = request.app.state.templates.get_template(template).render(context)
-    return finished_response(html.encode("utf-8"), "text/html; charset=utf-8", request.headers.get("accept-encoding", ""),
-                             status, {"Vary": "HX-Request", "Cache-Control": "no-store", **(headers or {})})
+    return finished_response(
+        html.encode("utf-8"),
+        "text/html; charset=utf-8",
+        request.headers.get("accept-encoding", ""),
+        status,
+        {"Vary": "HX-Request", "Cache-Control": "no-store", **(headers or {})},
+    )
 
 
 def _form_context(request: Request, fields: dict | None = None, error: TokenprismError | None = None) -> dict:
     settings, registry, _ = services(request)
-    return {**base_context(request, settings, "train"), "section": "form", "fields": fields or {}, "error": error,
-            "patterns": TRAIN_PATTERNS, "default_vocab": DEFAULT_VOCAB, "max_corpus": corpus_limit(settings)[0], "needs_token": bool(settings.admin_token),
-            "bpe_names": [e.name for e in listed_entries(registry) if e.kind == "bpe"]}
+    return {
+        **base_context(request, settings, "train"),
+        "section": "form",
+        "fields": fields or {},
+        "error": error,
+        "patterns": TRAIN_PATTERNS,
+        "default_vocab": DEFAULT_VOCAB,
+        "max_corpus": corpus_limit(settings)[0],
+        "needs_token": bool(settings.admin_token),
+        "bpe_names": [e.name for e in listed_entries(registry) if e.kind == "bpe"],
+    }
 
 
 @router.get("/train")
@@ -94,8 +112,14 @@ async def train_preview(request: Request):
         error, cut = caught, False
     except Exception as caught:  # a malformed form (python-multipart's errors)
         error, cut = InvalidInput(f"the form could not be read ({caught})"), False
-    context = {"preview": result, "error": error, "cut": cut, "max_chars": settings.max_text_chars,
-               "max_vocab": settings.max_train_vocab, "files": files}
+    context = {
+        "preview": result,
+        "error": error,
+        "cut": cut,
+        "max_chars": settings.max_text_chars,
+        "max_vocab": settings.max_train_vocab,
+        "files": files,
+    }
     return _html(request, "train/_preview.html", context)
 
 
@@ -107,12 +131,23 @@ def _job_context(request: Request, job: dict, error: TokenprismError | None = No
     name = job["name"]
     compare = [name, *(other for other in COMPARE_WITH if other != name)]
     first = job.get("first_merges") or []
-    return {"first_merges": [{**row, "bar": bar_width(row["count"], first[0]["count"])} for row in first],**base_context(request, settings, "train"), "section": "job", "job": job, "active": active,
-            "percent": percent, "phase": PHASES.get(job.get("phase") or "", "Running"), "error": error,
-            "needs_token": bool(settings.admin_token), "refresh": active,
-            "links": {"playground": "/?" + urlencode({"tokenizer": name}, quote_via=quote),
-                      "compare": "/compare?" + urlencode([("tokenizers", n) for n in compare], quote_via=quote),
-                      "replay": "/train/replay?" + urlencode({"tokenizer": name, "k": 0}, quote_via=quote)}}
+    return {
+        "first_merges": [{**row, "bar": bar_width(row["count"], first[0]["count"])} for row in first],
+        **base_context(request, settings, "train"),
+        "section": "job",
+        "job": job,
+        "active": active,
+        "percent": percent,
+        "phase": PHASES.get(job.get("phase") or "", "Running"),
+        "error": error,
+        "needs_token": bool(settings.admin_token),
+        "refresh": active,
+        "links": {
+            "playground": "/?" + urlencode({"tokenizer": name}, quote_via=quote),
+            "compare": "/compare?" + urlencode([("tokenizers", n) for n in compare], quote_via=quote),
+            "replay": "/train/replay?" + urlencode({"tokenizer": name, "k": 0}, quote_via=quote),
+        },
+    }
 
 
 @router.get("/train/jobs/{job}")
@@ -146,8 +181,12 @@ async def job_cancel(request: Request, job: str):
     if error is None and not is_htmx(request):
         return RedirectResponse(f"/train/jobs/{job}", status_code=303)
     context = _job_context(request, runner.status(job), error)
-    return _html(request, "train/_job.html" if is_htmx(request) else "train/train.html", context,
-                 error.status if error and not is_htmx(request) else 200)
+    return _html(
+        request,
+        "train/_job.html" if is_htmx(request) else "train/train.html",
+        context,
+        error.status if error and not is_htmx(request) else 200,
+    )
 
 
 @router.get("/train/replay")

@@ -37,8 +37,14 @@ DEFAULT_SAMPLE = (
     "def tokenize(text):\n"
     "    return [token for token in text.split() if token]\n"
 )
-STEPS = (("first", "0", "Raw bytes (no merges)"), ("back10", "−10", "10 merges back"), ("back", "−1", "One merge back"),
-         ("next", "+1", "One more merge"), ("next10", "+10", "10 more merges"), ("last", "All", "All merges"))
+STEPS = (
+    ("first", "0", "Raw bytes (no merges)"),
+    ("back10", "−10", "10 merges back"),
+    ("back", "−1", "One merge back"),
+    ("next", "+1", "One more merge"),
+    ("next10", "+10", "10 more merges"),
+    ("last", "All", "All merges"),
+)
 
 
 @dataclass
@@ -51,9 +57,11 @@ class ReplayState:
     def from_params(cls, params: Mapping) -> ReplayState:
         k = str(params.get("k") or "0").strip()
         text = params.get("text")
-        return cls(str(params.get("tokenizer") or DEFAULT_TOKENIZER),
-                   int(k) if k.isascii() and k.isdigit() and len(k) < 10 else 0,
-                   DEFAULT_SAMPLE if text is None else page_text(str(text)))
+        return cls(
+            str(params.get("tokenizer") or DEFAULT_TOKENIZER),
+            int(k) if k.isascii() and k.isdigit() and len(k) < 10 else 0,
+            DEFAULT_SAMPLE if text is None else page_text(str(text)),
+        )
 
     def query(self, with_input: bool = True) -> list[tuple[str, str]]:
         pairs = [("tokenizer", self.tokenizer), ("k", str(self.k))]
@@ -79,11 +87,20 @@ def merge_rows(model, counts: list[int], k: int) -> list[dict]:
     rows = []
     for rank in range(max(0, k - AROUND), min(len(pairs), k + AROUND)):
         left, right = pairs[rank]
-        rows.append({"rank": rank + 1, "id": 256 + rank, "applied": rank < k, "next": rank == k,
-                     "left": token_label(model.id_to_bytes(left)), "right": token_label(model.id_to_bytes(right)),
-                     "merged": token_label(model.id_to_bytes(256 + rank)), "uses": counts[rank] - counts[rank + 1],
-                     "trained": trained[rank] if trained else None,
-                     "bar": bar_width(trained[rank], trained[0]) if trained else None})
+        rows.append(
+            {
+                "rank": rank + 1,
+                "id": 256 + rank,
+                "applied": rank < k,
+                "next": rank == k,
+                "left": token_label(model.id_to_bytes(left)),
+                "right": token_label(model.id_to_bytes(right)),
+                "merged": token_label(model.id_to_bytes(256 + rank)),
+                "uses": counts[rank] - counts[rank + 1],
+                "trained": trained[rank] if trained else None,
+                "bar": bar_width(trained[rank], trained[0]) if trained else None,
+            }
+        )
     return rows
 
 
@@ -106,23 +123,40 @@ def chart(counts: list[int], chars: int, k: int) -> dict | None:
     path = " ".join(f"{'M' if i == 0 else 'L'}{x_of(x):.1f},{y_of(counts[x] / chars):.1f}" for i, x in enumerate(xs))
     value = counts[k] / chars
     return {
-        "w": CHART_W, "h": CHART_H, "path": path, "kx": round(x_of(k), 1), "ky": round(y_of(value), 1),
-        "top": round(y_of(high), 1), "bottom": round(y_of(low), 1),
-        "x_labels": [0, n // 2, n] if n > 1 else [0, n], "y_labels": [f"{high:.2f}", f"{low:.2f}"],
+        "w": CHART_W,
+        "h": CHART_H,
+        "path": path,
+        "kx": round(x_of(k), 1),
+        "ky": round(y_of(value), 1),
+        "top": round(y_of(high), 1),
+        "bottom": round(y_of(low), 1),
+        "x_labels": [0, n // 2, n] if n > 1 else [0, n],
+        "y_labels": [f"{high:.2f}", f"{low:.2f}"],
         "summary": f"Tokens per character of the sample: {high:.2f} with raw bytes, {low:.2f} with all {n:,} merges, "
-                   f"{value:.2f} with the first {k:,}.",
+        f"{value:.2f} with the first {k:,}.",
     }
 
 
 def render_replay(request: Request, settings, registry, state: ReplayState):
     """The page (or, for htmx, its result and the slider out of band); runs on a pool thread."""
-    context = {**base_context(request, settings, "train"), "section": "replay", "state": state, "error": None,
-               "steps": [], "bpe_names": [e.name for e in listed_entries(registry, [canonical(registry, state.tokenizer)])
-                                          if e.kind == "bpe"]}
+    context = {
+        **base_context(request, settings, "train"),
+        "section": "replay",
+        "state": state,
+        "error": None,
+        "steps": [],
+        "bpe_names": [
+            e.name for e in listed_entries(registry, [canonical(registry, state.tokenizer)]) if e.kind == "bpe"
+        ],
+    }
     status, note = 200, None
     if len(state.text) > MAX_SAMPLE_CHARS:
-        state.text, note = state.text[:MAX_SAMPLE_CHARS], (
-            f"The replay draws the first {MAX_SAMPLE_CHARS:,} characters of a sample; the playground takes longer texts.")
+        state.text, note = (
+            state.text[:MAX_SAMPLE_CHARS],
+            (
+                f"The replay draws the first {MAX_SAMPLE_CHARS:,} characters of a sample; the playground takes longer texts."
+            ),
+        )
     try:
         model = replay.bpe_model(registry, state.tokenizer)
     except TokenprismError as error:
@@ -136,27 +170,52 @@ def render_replay(request: Request, settings, registry, state: ReplayState):
         ids = cut.encode(text)
         counts = replay.token_counts(model, text)
         tokens = cut.tokens_of(text, ids[: settings.render_tokens + 256])
-        context.update({
-            "model": model, "total": total, "vocab_now": 256 + state.k, "note": note,
-            "view": build_view(text, tokens, "text", False, settings.render_tokens, ids),
-            "stats": text_stats(text, len(ids)), "rows": merge_rows(model, counts, state.k),
-            "chart": chart(counts, len(text), state.k), "spark": sparkline(model.merge_counts, state.k),
-            "steps": [(key, label, hint, url_for(state, target), target != state.k)
-                      for (key, label, hint), target in zip(STEPS, (0, max(state.k - 10, 0), max(state.k - 1, 0),
-                                                                     min(state.k + 1, total), min(state.k + 10, total), total))],
-            "playground_url": page_url("/", _Playground(model.name, text))[0],
-        })
+        context.update(
+            {
+                "model": model,
+                "total": total,
+                "vocab_now": 256 + state.k,
+                "note": note,
+                "view": build_view(text, tokens, "text", False, settings.render_tokens, ids),
+                "stats": text_stats(text, len(ids)),
+                "rows": merge_rows(model, counts, state.k),
+                "chart": chart(counts, len(text), state.k),
+                "spark": sparkline(model.merge_counts, state.k),
+                "steps": [
+                    (key, label, hint, url_for(state, target), target != state.k)
+                    for (key, label, hint), target in zip(
+                        STEPS,
+                        (
+                            0,
+                            max(state.k - 10, 0),
+                            max(state.k - 1, 0),
+                            min(state.k + 1, total),
+                            min(state.k + 10, total),
+                            total,
+                        ),
+                    )
+                ],
+                "playground_url": page_url("/", _Playground(model.name, text))[0],
+            }
+        )
     url, fits = page_url("/train/replay", state)
-    context.update({"page_url": url, "url_has_text": fits,
-                    "htmx": is_htmx(request), "k_oob": request.headers.get("HX-Trigger-Name") != "k"})
+    context.update(
+        {
+            "page_url": url,
+            "url_has_text": fits,
+            "htmx": is_htmx(request),
+            "k_oob": request.headers.get("HX-Trigger-Name") != "k",
+        }
+    )
     headers = {"Vary": "HX-Request", "Cache-Control": "no-store"}
     if is_htmx(request):
         typing = request.headers.get("HX-Trigger-Name") in ("k", "text")
         headers["HX-Replace-Url" if typing else "HX-Push-Url"] = url
     template = "train/_replay_result.html" if is_htmx(request) else "train/train.html"
     html = request.app.state.templates.get_template(template).render(context)
-    return finished_response(html.encode("utf-8"), "text/html; charset=utf-8",
-                             request.headers.get("accept-encoding", ""), status, headers)
+    return finished_response(
+        html.encode("utf-8"), "text/html; charset=utf-8", request.headers.get("accept-encoding", ""), status, headers
+    )
 
 
 @dataclass

@@ -18,22 +18,33 @@ JobStatus = Literal["queued", "running", "done", "failed", "cancelled", "interru
 
 
 class TrainRequest(Request):
-    name: str = Field(max_length=100, description="The new tokenizer's name: 1 to 48 of a-z, 0-9, '_', '.', '-'.",
-                      examples=["my-bpe"])
+    name: str = Field(
+        max_length=100, description="The new tokenizer's name: 1 to 48 of a-z, 0-9, '_', '.', '-'.", examples=["my-bpe"]
+    )
     text: str | None = Field(None, description="The corpus as one text. Send `text` or `texts` (or both).")
-    texts: list[str] | None = Field(None, max_length=MAX_DOCUMENTS,
-                                    description=f"Documents, each split on its own (at most {MAX_DOCUMENTS:,}).")
-    vocab_size: int = Field(description="256 byte tokens + special tokens + merges; at most TOKENPRISM_MAX_TRAIN_VOCAB.",
-                            examples=[1000])
+    texts: list[str] | None = Field(
+        None, max_length=MAX_DOCUMENTS, description=f"Documents, each split on its own (at most {MAX_DOCUMENTS:,})."
+    )
+    vocab_size: int = Field(
+        description="256 byte tokens + special tokens + merges; at most TOKENPRISM_MAX_TRAIN_VOCAB.", examples=[1000]
+    )
     pattern: str = Field("gpt4", description="Split pattern: gpt4 (cl100k_base's), gpt2, or none (no split).")
-    special_tokens: list[str] = Field(default_factory=list, max_length=MAX_SPECIAL_TOKENS,
-                                      description="Special-token strings; they get the ids after the merges.",
-                                      examples=[["<|endoftext|>"]])
+    special_tokens: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_SPECIAL_TOKENS,
+        description="Special-token strings; they get the ids after the merges.",
+        examples=[["<|endoftext|>"]],
+    )
     replace: bool = Field(False, description="Replace a trained or added tokenizer of that name.")
     description: str = Field("", max_length=MAX_DESCRIPTION_CHARS, description="One line for the tokenizer lists.")
 
-    model_config = ConfigDict(json_schema_extra={"examples": [
-        {"name": "my-bpe", "text": "the cat sat on the mat; the cat sat", "vocab_size": 300, "pattern": "gpt4"}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"name": "my-bpe", "text": "the cat sat on the mat; the cat sat", "vocab_size": 300, "pattern": "gpt4"}
+            ]
+        }
+    )
 
 
 class TrainPreviewRequest(Request):
@@ -50,8 +61,9 @@ class TrainPreviewResponse(Response):
     chunks: int = Field(description="Pre-tokens the pattern cuts the corpus into.")
     distinct_chunks: int = Field(description="Different pre-tokens: what the merge loop works on, each with its count.")
     merges_wanted: int = Field(description="vocab_size - 256 - special tokens.")
-    merges_at_most: int = Field(description="An upper bound on the merges this corpus can give (training stops "
-                                "when no pair is left).")
+    merges_at_most: int = Field(
+        description="An upper bound on the merges this corpus can give (training stops when no pair is left)."
+    )
 
 
 class TrainAccepted(Response):
@@ -81,7 +93,9 @@ class TrainSummary(Response):
     pattern: str
     special_tokens: dict[str, int]
     description: str
-    characters: int | None = Field(description="Characters of the corpus (null when the CLI counted it on its workers).")
+    characters: int | None = Field(
+        description="Characters of the corpus (null when the CLI counted it on its workers)."
+    )
     bytes: int | None
     documents: int | None
     seconds: float
@@ -95,16 +109,21 @@ class MergeOut(Response):
     right: int
     bytes: str = Field(description="The merged token's bytes, in hex.", examples=["7468"])
     text: str = Field(description="Those bytes as text (a piece of a character shows as U+FFFD).", examples=["th"])
-    count: int | None = Field(description="How many times the pair occurred in the training corpus when training chose "
-                              "it (the lecture's get_stats value); null when not recorded (models not trained here, "
-                              "and model files of format version 1).", examples=[18724])
+    count: int | None = Field(
+        description="How many times the pair occurred in the training corpus when training chose "
+        "it (the lecture's get_stats value); null when not recorded (models not trained here, "
+        "and model files of format version 1).",
+        examples=[18724],
+    )
 
 
 class TrainJob(Response):
     job: str
     status: JobStatus
     phase: Literal["", "starting", "counting", "merging", "saving"] | None = Field(
-        None, description="While running: starting (the child process), counting (splitting the corpus), merging, saving.")
+        None,
+        description="While running: starting (the child process), counting (splitting the corpus), merging, saving.",
+    )
     name: str
     merges_done: int
     merges_total: int = Field(description="Merges wanted; when done, the merges made (so done reads 100%).")
@@ -114,7 +133,8 @@ class TrainJob(Response):
     summary: TrainSummary | None = None
     error: JobError | None = Field(None, description="When failed, cancelled or interrupted: why.")
     first_merges: list[MergeOut] | None = Field(
-        None, description="The first merges made (up to 10), each with how often its pair occurred, as they happen.")
+        None, description="The first merges made (up to 10), each with how often its pair occurred, as they happen."
+    )
 
 
 class MergesResponse(Response):
