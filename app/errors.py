@@ -9,6 +9,9 @@ a short error, not a 30 MB one.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 EXCERPT_CHARS = 80
 
 
@@ -27,7 +30,7 @@ def excerpt(value: object, limit: int = EXCERPT_CHARS, quote: bool = True) -> st
 class TokenprismError(Exception):
     code = "bad_request"
     status = 400
-    headers: dict[str, str] = {}  # extra response headers (Retry-After on a 503)
+    headers: Mapping[str, str] = MappingProxyType({})  # extra response headers (Retry-After on a 503)
 
     def __init__(self, message: str, *, code: str | None = None, status: int | None = None):
         super().__init__(message)

@@ -31,7 +31,8 @@ def start_server(
 ) -> tuple[subprocess.Popen, str]:
     """`tokenprism serve` (the README's way to run the app) as a child process."""
     port = free_port()
-    log = tempfile.TemporaryFile()  # a file, not a pipe: a pipe nobody reads would block a chatty server
+    # a file, not a pipe: a pipe nobody reads would block a chatty server; it lives as long as the server
+    log = tempfile.TemporaryFile()  # noqa: SIM115
     env = {**os.environ, "TOKENPRISM_DATA_DIR": str(data_dir), **(extra_env or {})}
     process = subprocess.Popen(
         [

@@ -17,14 +17,14 @@ from app.settings import Settings, get_settings
 from app.tokenizers.registry import Registry, default_registry
 from app.web import api, inspector, pages, share, tokenizer_store, training
 from app.web.assets import STATIC_DIR, TEMPLATES_DIR, missing_assets
-from app.web.edge.bodies import install_body_schemas
 from app.web.deps import Services
+from app.web.edge.bodies import install_body_schemas
 from app.web.edge.errors import install_error_handlers
 from app.web.edge.hosts import HostCheck, HostRule
-from app.web.formatting import install_filters
-from app.web.pool import WorkPool
 from app.web.edge.rate_limit import RateLimit, write_rules
 from app.web.edge.security import BodyLimit, BodyWatch, HeadAsGet, LargeBody, SecurityHeaders
+from app.web.formatting import install_filters
+from app.web.pool import WorkPool
 
 log = logging.getLogger("tokenprism")
 GIL_SWITCH_S = 0.001

@@ -20,6 +20,6 @@ def use_wal(conn: sqlite3.Connection, timeout_s: float) -> None:
             conn.execute("PRAGMA journal_mode = WAL")
             return
         except sqlite3.OperationalError as error:
-            if "locked" not in str(error) and "busy" not in str(error) or time.monotonic() > deadline:
+            if ("locked" not in str(error) and "busy" not in str(error)) or time.monotonic() > deadline:
                 raise
             time.sleep(0.02)

@@ -33,7 +33,7 @@ def _byte_level_alphabet() -> list[str]:
             printable.append(byte)
             shifted.append(256 + extra)
             extra += 1
-    return [chr(c) for _, c in sorted(zip(printable, shifted))]
+    return [chr(c) for _, c in sorted(zip(printable, shifted, strict=True))]
 
 
 def huggingface_bpe(pre_tokenizer: dict | None, extra_tokens: int = 0) -> bytes:

@@ -42,11 +42,11 @@ from urllib.parse import quote, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import attack_files as files  # noqa: E402
-from bench_hostile import Monitor, cjk, rss_mb  # noqa: E402
-from wrk_runner import run_wrk  # noqa: E402
+import attack_files as files
+from bench_hostile import Monitor, cjk, rss_mb
+from wrk_runner import run_wrk
 
-from app.local_server import start_server, stop_server  # noqa: E402
+from app.local_server import start_server, stop_server
 
 LIMIT_BYTES = 2 << 30
 BOMB = "(?:(?:a{1000}){1000}){1000}"
@@ -133,7 +133,7 @@ def slow_client(base_url: str, head: bytes, trickle: bytes, wait_s: float) -> st
                     break
                 answer += chunk
                 break
-            except socket.timeout:
+            except TimeoutError:
                 if trickle:
                     try:
                         sock.sendall(bytes([byte]))
@@ -159,7 +159,7 @@ def idle_close(base_url: str, wait_s: float) -> str:
         try:
             while sock.recv(65536):
                 pass
-        except socket.timeout:
+        except TimeoutError:
             return f"{answered}, then still open after {wait_s:.0f} s"
     return f"{answered}, then closed by the server {time.perf_counter() - started:.1f} s later"
 
@@ -356,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
             if group is not None:
                 failures = (group / "memory.failcnt").read_text().strip()
                 group.rmdir()
-    server_errors = [r for r in results if r["status"] >= 500 and r["code"] != "server_busy" or r["status"] == 0]
+    server_errors = [r for r in results if (r["status"] >= 500 and r["code"] != "server_busy") or r["status"] == 0]
     print(
         f"server {'alive' if alive else 'KILLED'} at the end; peak RSS {monitor.peak_mb:.0f} MB"
         f"{f' (memory limit hit {failures} times)' if group is not None else ''}; /healthz: {len(monitor.health_ms)} "

@@ -101,8 +101,11 @@ def ascii_fast_path(chars: int, repeat: int) -> None:
             texts = [source[i : i + size] for i in range(0, len(source) - size + 1, size)]
             ours_s = tik_s = float("inf")
             for _ in range(repeat):
-                ours_s = min(ours_s, timed(lambda: [ours.encode(t) for t in texts])[0])
-                tik_s = min(tik_s, timed(lambda: [reference.encode_ordinary(t) for t in texts])[0])
+                ours_s = min(ours_s, timed(lambda ours=ours, texts=texts: [ours.encode(t) for t in texts])[0])
+                tik_s = min(
+                    tik_s,
+                    timed(lambda reference=reference, texts=texts: [reference.encode_ordinary(t) for t in texts])[0],
+                )
             if [ours.encode(t) for t in texts] != [reference.encode_ordinary(t) for t in texts]:
                 raise SystemExit(f"{name}: the ASCII fast path's ids differ from tiktoken's: this is a bug")
             per = 1e6 / len(texts)

@@ -34,10 +34,10 @@ from urllib.parse import urlencode, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus import mixed_text  # noqa: E402
-from wrk_runner import run_wrk  # noqa: E402
+from corpus import mixed_text
+from wrk_runner import run_wrk
 
-from app.local_server import start_server, stop_server  # noqa: E402
+from app.local_server import start_server, stop_server
 
 LIMIT_S = 15.0
 

@@ -67,8 +67,8 @@ def bench_same_in(registry) -> None:
     print(f"first same_in (fresh process): {len(names)} built-ins, each loaded, then indexed")
     load_total = index_total = 0.0
     for name in names:
-        load_s, tokenizer = timed(lambda: registry.get(name))
-        index_s, found = timed(lambda: inspected(tokenizer))
+        load_s, tokenizer = timed(lambda name=name: registry.get(name))
+        index_s, found = timed(lambda tokenizer=tokenizer: inspected(tokenizer))
         load_total, index_total = load_total + load_s, index_total + index_s
         print(f"  {name:<15} {len(found.index):>8,} tokens: load {load_s:5.2f} s, index {index_s:5.2f} s")
     found = inspected(registry.get(first))
@@ -89,8 +89,8 @@ def bench_search(found, queries: int, rng: random.Random) -> None:
         drawn.append(piece[start : start + rng.randint(1, 8)] or b"a")
     ours, naive = [], []
     for query in COMMON + drawn:
-        seconds, found_ids = timed(lambda: index.substring(query), repeat=3)
-        scan_s, scanned = timed(lambda: [p for p, piece in enumerate(pieces) if query in piece])
+        seconds, found_ids = timed(lambda query=query: index.substring(query), repeat=3)
+        scan_s, scanned = timed(lambda query=query: [p for p, piece in enumerate(pieces) if query in piece])
         assert found_ids == scanned, query
         ours.append(seconds)
         naive.append(scan_s)
@@ -103,7 +103,7 @@ def bench_search(found, queries: int, rng: random.Random) -> None:
     print(f"  ratio of medians: {statistics.median(naive[:common]) / statistics.median(ours[:common]):.1f}x faster")
     worst = max(range(len(ours)), key=ours.__getitem__)
     print(f"  slowest query for the index: {(COMMON + drawn)[worst]!r}: {ms(ours[worst])} (scan {ms(naive[worst])})")
-    prefix = [timed(lambda: index.prefix(q), repeat=3)[0] for q in drawn[:100]]
+    prefix = [timed(lambda q=q: index.prefix(q), repeat=3)[0] for q in drawn[:100]]
     print(f"prefix, 100 queries: {summary(prefix)}")
     regex_s, hits = timed(lambda: index.regex(r"^ [A-Z][a-z]+ing$", 5.0))
     print(f"regex over every token text (^ [A-Z][a-z]+ing$, {len(hits)} matches): {ms(regex_s)}")
@@ -129,8 +129,10 @@ def bench_trees(found, label: str, chosen: list[int], repeat: int = 3) -> None:
     index = found.index
     regular = [i for i in index.ids if not index.is_special(i)]
     ranks = {index.bytes_of(i): r for r, i in enumerate(regular)}
-    ours = [timed(lambda: merge_tree(found, token_id), repeat)[0] for token_id in chosen]
-    naive = [timed(lambda: naive_tree(ranks, index.bytes_of(token_id)), repeat)[0] for token_id in chosen]
+    ours = [timed(lambda token_id=token_id: merge_tree(found, token_id), repeat)[0] for token_id in chosen]
+    naive = [
+        timed(lambda token_id=token_id: naive_tree(ranks, index.bytes_of(token_id)), repeat)[0] for token_id in chosen
+    ]
     print(f"merge tree, {label}, {len(chosen)} tokens: ours {summary(ours)}")
     print(
         f"  naive (Python BPE on every node's bytes): {summary(naive)}; "
@@ -169,11 +171,14 @@ def bench_every_tree(registry, sample: int, rng: random.Random) -> None:
     worst_wall, worst_cpu = (0.0, "", 0, 0.0), (0.0, "", 0)
     for entry in [entry for entry in registry.entries() if not entry.user]:
         found = inspected(registry.get(entry.name))
-        lineage_s, lineage = timed(lambda: found.lineage)
+        lineage_s, lineage = timed(lambda found=found: found.lineage)
         pool = regular_ids(found)
         chosen = list(dict.fromkeys(longest(found, pool, 200) + rng.sample(pool, min(sample, len(pool)))))
         rng.shuffle(chosen)
-        times = [(*first_call(lambda: merge_tree(found, token_id)), token_id) for token_id in chosen]
+        times = [
+            (*first_call(lambda found=found, token_id=token_id: merge_tree(found, token_id)), token_id)
+            for token_id in chosen
+        ]
         walls = sorted(wall for wall, _, _ in times)
         wall_s, wall_cpu_s, wall_id = max(times)
         _, cpu_s, cpu_id = max(times, key=lambda t: t[1])

@@ -32,9 +32,9 @@ from urllib.parse import urlencode, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from wrk_runner import run_wrk  # noqa: E402
+from wrk_runner import run_wrk
 
-from app.local_server import start_server, stop_server  # noqa: E402
+from app.local_server import start_server, stop_server
 
 
 def sample_text(size: int) -> str:

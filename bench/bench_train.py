@@ -20,10 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from corpus import stdlib_documents  # noqa: E402
-from tests.bpe.test_bpe_vs_naive import naive_train  # noqa: E402
 
 from app.bpe.model import BPETokenizer  # noqa: E402
 from app.tokenizers.openai_encodings import CL100K_PATTERN  # noqa: E402
+from tests.bpe.test_bpe_vs_naive import naive_train  # noqa: E402
 
 
 def best_of(repeat: int, run) -> tuple[float, object]:

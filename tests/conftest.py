@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.local_server import start_server, stop_server  # noqa: F401  (start_server: for tests)
+from app.local_server import start_server, stop_server
 from app.settings import Settings
 from app.tokenizers.registry import Registry, default_registry
 from tests.reference import BUILTIN_NAMES  # noqa: F401  (used by the tests)

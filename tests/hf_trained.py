@@ -6,17 +6,16 @@ fallback. Each is small (700 tokens) and trains in well under a second."""
 from __future__ import annotations
 
 import json
-from functools import lru_cache
-
-from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+from functools import cache
 
 from tests.reference import stdlib_texts
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
 SPECIALS = ["<|endoftext|>", "[CLS]", "[SEP]"]
 KINDS_TRAINED = ["byte_level", "wordpiece", "unigram", "llama"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def trained_json(kind: str) -> str:
     """The tokenizer.json text of the `kind` tokenizer (cached: training is deterministic)."""
     return train(kind).to_str()

@@ -23,7 +23,7 @@ import hashlib
 import os
 import tempfile
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import sentencepiece
@@ -72,14 +72,14 @@ def _offline_cache_dir() -> str:
     return cache_dir
 
 
-@lru_cache(maxsize=None)
+@cache
 def tiktoken_reference(our_name: str) -> tiktoken.Encoding:
     """tiktoken's own encoding for one of our tiktoken tokenizer names."""
     _offline_cache_dir()
     return tiktoken.get_encoding(TIKTOKEN_NAMES[our_name])
 
 
-@lru_cache(maxsize=None)
+@cache
 def sentencepiece_reference(our_name: str = "mistral_v1") -> sentencepiece.SentencePieceProcessor:
     return sentencepiece.SentencePieceProcessor(model_file=str(TOKENIZER_DIR / SENTENCEPIECE_FILES[our_name]))
 
@@ -114,7 +114,7 @@ def huggingface_reference(our_name: str = "deepseek_v4", allow_special: bool = F
     return library
 
 
-@lru_cache(maxsize=None)
+@cache
 def llama_reference(our_name: str):
     """llama-models' own Tokenizer for llama3 or llama4 (tiktoken-based; no torch needed)."""
     if our_name == "llama3":
@@ -201,7 +201,7 @@ def harmony_ids(messages) -> list[int]:
     return harmony_reference().render_conversation_for_completion(conversation, Role.ASSISTANT)
 
 
-@lru_cache(maxsize=None)
+@cache
 def mistral_chat_reference(our_name: str):
     """mistral-common's MistralTokenizer for one of our Mistral tokenizers: v1 for
     mistral-7b-v0.1.model, v3 for mistral-7b-v0.3.model (mistral-common reads the version
@@ -260,7 +260,7 @@ def _torch_stubbed():
             sys.modules.pop(name, None)
 
 
-@lru_cache(maxsize=None)
+@cache
 def llama_chat_reference(our_name: str):
     """llama-models' ChatFormat for llama3 or llama4, on its own Tokenizer."""
     if our_name == "llama3":

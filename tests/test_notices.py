@@ -48,7 +48,7 @@ def notice_entries() -> dict[str, str]:
     parts = re.split(r"^(### tokenizers/\S+|## .*)$", text, flags=re.MULTILINE)
     return {
         heading.removeprefix("### tokenizers/"): body
-        for heading, body in zip(parts[1::2], parts[2::2])
+        for heading, body in zip(parts[1::2], parts[2::2], strict=True)
         if heading.startswith("### tokenizers/")
     }
 

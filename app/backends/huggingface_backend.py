@@ -28,12 +28,12 @@ loadable by the library is an `InvalidInput` at construction.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import threading
 
 import tokenizers
-
 from app.backends import huggingface_chunks
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
@@ -303,9 +303,9 @@ def _share(data: bytes, members: list[int], ends: list[int], low: int, pieces: l
             while z > a and data[z] in CONTINUATION_BYTES:
                 z -= 1  # the start of the shared character
             cuts = [a] + [min(z + m, b) for m in range(1, last - first)] + [b]
-            spans[first:last] = list(zip(cuts, cuts[1:]))
+            spans[first:last] = list(itertools.pairwise(cuts))
         first = last
-    for k, (a, b) in zip(members, spans):
+    for k, (a, b) in zip(members, spans, strict=True):
         pieces[k] = data[a:b]
 
 
@@ -322,7 +322,7 @@ def _run_decoders(steps: list[dict], strings: list[str]) -> list[bytes]:
             groups = [list(range(len(pieces)))] if pieces else []
         elif kind == "ByteFallback":  # a run of <0xNN> pieces that is valid UTF-8 becomes one token
             fused, run = [], []
-            for group in groups + [None]:
+            for group in [*groups, None]:
                 match = _BYTE_PIECE.fullmatch(pieces[group[0]]) if group and len(group) == 1 else None
                 if match:
                     pieces[group[0]] = bytes([int(match[1], 16)])

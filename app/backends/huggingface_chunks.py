@@ -23,7 +23,7 @@ def chunks(
     those whose string is in the text where the token is (an unknown token, `<unk>`, is not)."""
     found: list[Chunk] = []
     position = 0
-    for token_id, (start, end) in zip(encoding.ids, encoding.offsets):
+    for token_id, (start, end) in zip(encoding.ids, encoding.offsets, strict=True):
         if token_id in added and start >= position and added[token_id] in text[start:end]:
             found += _stretch(library, text, position, start)
             found.append((start, end))

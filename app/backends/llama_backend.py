@@ -18,6 +18,7 @@ Left out: bos/eos (the chat formats add `<|begin_of_text|>` themselves).
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from app.backends.tiktoken_backend import TiktokenTokenizer
@@ -51,31 +52,42 @@ LLAMA3_SPECIALS = _ids(
         "<|eot_id|>",
         "<|python_tag|>",
         "<|image|>",
-    ]
-    + _numbered("reserved_special_token_", 2, 244),
+        *_numbered("reserved_special_token_", 2, 244),
+    ],
     128000,
 )
 
-_LLAMA4_NAMED = (
-    ["<|begin_of_text|>", "<|end_of_text|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"]
-    + ["<|header_start|>", "<|header_end|>", "<|eom|>", "<|eot|>", "<|step|>"]
-    + _numbered("text_post_train_reserved_special_token_", 0, 6)
-    + ["<|python_start|>", "<|python_end|>", "<|finetune_right_pad|>"]
-    + _numbered("text_post_train_reserved_special_token_", 8, 61)
-    + [
-        "<|image_start|>",
-        "<|image_end|>",
-        "<|vision_reserved_special_token_0|>",
-        "<|vision_reserved_special_token_1|>",
-        "<|tile_x_separator|>",
-        "<|tile_y_separator|>",
-    ]
-    + _numbered("vision_reserved_special_token_", 2, 4)
-    + ["<|image|>", "<|vision_reserved_special_token_6|>", "<|patch|>"]
-    + _numbered("vision_reserved_special_token_", 7, 1041)
-    + _numbered("reasoning_reserved_special_token_", 0, 8)
-    + ["<|reasoning_thinking_start|>", "<|reasoning_thinking_end|>"]
-)
+_LLAMA4_NAMED = [
+    "<|begin_of_text|>",
+    "<|end_of_text|>",
+    "<|fim_prefix|>",
+    "<|fim_middle|>",
+    "<|fim_suffix|>",
+    "<|header_start|>",
+    "<|header_end|>",
+    "<|eom|>",
+    "<|eot|>",
+    "<|step|>",
+    *_numbered("text_post_train_reserved_special_token_", 0, 6),
+    "<|python_start|>",
+    "<|python_end|>",
+    "<|finetune_right_pad|>",
+    *_numbered("text_post_train_reserved_special_token_", 8, 61),
+    "<|image_start|>",
+    "<|image_end|>",
+    "<|vision_reserved_special_token_0|>",
+    "<|vision_reserved_special_token_1|>",
+    "<|tile_x_separator|>",
+    "<|tile_y_separator|>",
+    *_numbered("vision_reserved_special_token_", 2, 4),
+    "<|image|>",
+    "<|vision_reserved_special_token_6|>",
+    "<|patch|>",
+    *_numbered("vision_reserved_special_token_", 7, 1041),
+    *_numbered("reasoning_reserved_special_token_", 0, 8),
+    "<|reasoning_thinking_start|>",
+    "<|reasoning_thinking_end|>",
+]
 LLAMA4_SPECIALS = _ids(_LLAMA4_NAMED + _numbered("reserved_special_token_", 0, 2048 - len(_LLAMA4_NAMED)), 200000)
 
 BLOCK_CHARS = 400_000
@@ -104,7 +116,7 @@ class LlamaTokenizer(TiktokenTokenizer):
             return super().encode(text, allow_special)
         bounds = [0, *cut_points(text), len(text)]
         ids: list[int] = []
-        for start, end in zip(bounds, bounds[1:]):
+        for start, end in itertools.pairwise(bounds):
             ids += super().encode(text[start:end], allow_special)
         return ids
 
@@ -112,6 +124,6 @@ class LlamaTokenizer(TiktokenTokenizer):
         """The pattern's chunks within each of the pieces `encode` cuts the text into."""
         bounds = [0, *cut_points(text), len(text)] if len(text) > RUN_CHARS else [0, len(text)]
         found: list[tuple[int, int]] = []
-        for start, end in zip(bounds, bounds[1:]):
+        for start, end in itertools.pairwise(bounds):
             found += shifted(super().chunks(text[start:end], allow_special), start)
         return found

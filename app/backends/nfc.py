@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import unicodedata
 from bisect import bisect_left
-from itertools import accumulate
+from itertools import accumulate, pairwise
 
 import regex
 
@@ -54,7 +54,7 @@ def nfc_pieces(text: str, normalized: str, pieces: list[bytes]) -> list[bytes]:
         return original_end if position < end else position + original_end - end
 
     boundaries = [original_offset(p) for p in accumulate(map(len, pieces), initial=0)]
-    return [original[a:b] for a, b in zip(boundaries, boundaries[1:])]
+    return [original[a:b] for a, b in pairwise(boundaries)]
 
 
 def rewritten_segments(text: str, normalized: str) -> list[tuple[int, int, int, int]] | None:

@@ -86,7 +86,7 @@ class SentencePieceTokenizer(Tokenizer):
         ids = mapping["ids"]
         pieces = [
             self._pieces[i] if self._is_byte[i] else text[start:end].encode("utf-8")
-            for i, (start, end) in zip(ids, mapping["offsets"])
+            for i, (start, end) in zip(ids, mapping["offsets"], strict=True)
         ]
         return ids, pieces
 

@@ -30,9 +30,9 @@ from itertools import groupby
 import regex
 import tiktoken
 
+from app.backends.tiktoken_backend import split_failures_as_422
 from app.bpe import split
 from app.errors import TokenizerFileError
-from app.backends.tiktoken_backend import split_failures_as_422
 from app.tokenizers import chunks
 from app.tokenizers.base import Tokenizer
 

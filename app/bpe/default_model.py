@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.settings import REPO_ROOT
 from app.bpe.model import BPETokenizer
+from app.settings import REPO_ROOT
 from app.tokenizers.openai_encodings import ENDOFTEXT
 
 NAME = "tokenprism_4k"

@@ -26,13 +26,13 @@ from pathlib import Path
 
 import regex
 
-from app.errors import BadTokenId, InvalidInput, excerpt
 from app.bpe import model_file, split, train
+from app.bpe.model_file import Header
+from app.errors import BadTokenId, InvalidInput, excerpt
 from app.tokenizers import chunks
 from app.tokenizers.base import Tokenizer
-from app.bpe.model_file import Header
-from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN
 from app.tokenizers.files import write_atomically
+from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN
 
 try:
     from app.bpe import _core as _bpe_core
@@ -51,7 +51,7 @@ MAX_VOCAB_SIZE = 1 << 20
 _CACHE_LIMIT = 100_000  # chunks; the cache stops growing at this and is emptied by the next encode
 _IDENTITY = tuple(range(256))
 
-__all__ = ["BPETokenizer", "Header", "PATTERNS", "read_header"]
+__all__ = ["PATTERNS", "BPETokenizer", "Header", "read_header"]
 
 
 def read_header(path: Path) -> Header:

@@ -18,6 +18,7 @@ corpus when the model has them (`BPETokenizer.merge_counts`).
 
 from __future__ import annotations
 
+import itertools
 import threading
 import weakref
 from collections import Counter, OrderedDict, defaultdict
@@ -25,8 +26,8 @@ from collections import Counter, OrderedDict, defaultdict
 import regex
 
 from app.bpe import split
-from app.bpe.train import merge_row
 from app.bpe.model import CUSTOM_PATTERN, BPETokenizer
+from app.bpe.train import merge_row
 from app.errors import InvalidInput
 
 CUTS_KEPT = 8  # cut models cached per model
@@ -117,10 +118,10 @@ def _count_all(model: BPETokenizer, text: str) -> list[int]:
     byte_ids = model.byte_ids
     seqs = [[byte_ids[b] for b in chunk.encode("utf-8", errors="surrogatepass")] for chunk in chunks]
     weights = list(chunks.values())
-    total = sum(len(seq) * weight for seq, weight in zip(seqs, weights))
+    total = sum(len(seq) * weight for seq, weight in zip(seqs, weights, strict=True))
     where: defaultdict[tuple[int, int], set[int]] = defaultdict(set)  # pair -> chunks that had it
     for index, seq in enumerate(seqs):
-        for pair in zip(seq, seq[1:]):
+        for pair in itertools.pairwise(seq):
             where[pair].add(index)
     counts = [total]
     for rank, pair in enumerate(pairs_of(model)):
@@ -131,7 +132,7 @@ def _count_all(model: BPETokenizer, text: str) -> list[int]:
             if len(merged) < len(seq):
                 total -= (len(seq) - len(merged)) * weights[index]
                 seqs[index] = merged
-                for new_pair in zip(merged, merged[1:]):
+                for new_pair in itertools.pairwise(merged):
                     if new_id in new_pair:
                         where[new_pair].add(index)
         counts.append(total)

@@ -31,7 +31,6 @@ from collections.abc import Callable, Iterable, Mapping
 
 import regex
 
-
 Progress = Callable[[int, int], None]  # (merges done, merges wanted)
 OnMerge = Callable[[int, tuple[int, int], int], None]  # (merge index, pair, its count)
 

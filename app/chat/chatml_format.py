@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.chat.chatml_functions import namespace_text
-from app.chat.rendered import Part, Rendered
 from app.chat.messages import ChatMessage, Tool
+from app.chat.rendered import Part, Rendered
 from app.errors import InvalidInput, excerpt
 from app.tokenizers.base import Tokenizer
 

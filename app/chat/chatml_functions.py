@@ -78,7 +78,7 @@ def js_number(value: int | float) -> str:
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
         return "0"
-    sign, digits, exponent = Decimal(repr(abs(value))).as_tuple()
+    _sign, digits, exponent = Decimal(repr(abs(value))).as_tuple()
     text = "".join(map(str, digits)).rstrip("0")
     exponent += len(digits) - len(text)
     k, n = len(text), len(text) + exponent  # value = 0.<text> * 10**n

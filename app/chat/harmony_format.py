@@ -27,10 +27,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from app.chat.harmony_schema import tools_section
-from app.chat.rendered import Part, Rendered, encoded_parts
 from app.chat.messages import ChatMessage, Tool
+from app.chat.rendered import Part, Rendered, encoded_parts
 from app.errors import InvalidInput, excerpt
 from app.tokenizers.base import Tokenizer
 
@@ -98,7 +99,9 @@ def _answered(position: int, message: ChatMessage, calls: dict[str, str]) -> str
 
 class HarmonyFormat:
     name = "harmony"
-    ids = {"o200k_harmony": SPECIALS}  # tokenizer -> special string -> id (what `formats_for` reads)
+    ids: ClassVar[dict[str, dict[str, int]]] = {
+        "o200k_harmony": SPECIALS
+    }  # tokenizer -> special string -> id (what `formats_for` reads)
     roles = ("system", "developer", "user", "assistant", "tool")
     takes_names = True  # role:name in the header (a tool message's name is its function's)
 

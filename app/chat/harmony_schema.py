@@ -62,7 +62,7 @@ def _rust_float(number: float) -> str:
     power = int(exponent or 0) - len(fraction) + len(both) - len(both.rstrip("0"))
     length = len(digits)
     point = length + power  # the decimal point goes after `point` digits
-    if 0 <= power and point <= 16:
+    if power >= 0 and point <= 16:
         return f"{sign}{digits}{'0' * power}.0"
     if 0 < point <= 16:
         return f"{sign}{digits[:point]}.{digits[point:]}"

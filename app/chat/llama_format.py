@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.chat.rendered import Part, Rendered
 from app.chat.messages import ChatMessage, Tool, refuse_tools
+from app.chat.rendered import Part, Rendered
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
 

@@ -35,9 +35,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from app.chat.rendered import Part, Rendered, encoded_parts
 from app.chat.messages import ChatMessage, Tool
 from app.chat.mistral_tools import Piece, calls, check_chat, check_tools, definitions, result
+from app.chat.rendered import Part, Rendered, encoded_parts
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
 

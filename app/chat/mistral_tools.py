@@ -97,7 +97,7 @@ def calls(messages: Sequence[ChatMessage], indices: Sequence[int]) -> list[Piece
                 Piece(dumps(parsed(call.arguments, what), what), i, False),
                 Piece(f', "id": {dumps(call.id, what)}}}', i, True),
             ]
-    return pieces + [Piece("]", indices[-1], True)]
+    return [*pieces, Piece("]", indices[-1], True)]
 
 
 def result(message: ChatMessage, index: int) -> list[Piece]:
@@ -212,7 +212,7 @@ def _count(value: Any) -> bool:
 def _regex(value: Any) -> bool:
     try:
         re.compile(value)
-    except Exception:  # noqa: BLE001 - re.error, and OverflowError or RecursionError for extreme patterns
+    except Exception:
         return False
     return True
 
@@ -256,7 +256,7 @@ RULES: dict[str, tuple[Any, str]] = {  # keyword -> (test of its value, what it 
         f"one of {', '.join(sorted(TYPES))}, or a non-empty list of distinct ones",
     ),
     "items": (
-        lambda v: _schema(v) or isinstance(v, list) and v and all(map(_schema, v)),
+        lambda v: _schema(v) or (isinstance(v, list) and v and all(map(_schema, v))),
         "a schema or a non-empty list of schemas",
     ),
     "dependencies": (
@@ -285,7 +285,7 @@ def schema_problem(schema: Any) -> str | None:
                     return f"{where}'s patternProperties key {excerpt(bad)} is not a valid regular expression"
             if key in ONE_SCHEMA:
                 pending.append((value, f"{where}'s {key}"))
-            elif key in SCHEMA_LIST or key == "items" and isinstance(value, list):
+            elif key in SCHEMA_LIST or (key == "items" and isinstance(value, list)):
                 pending += [(v, f"{where}'s {key}[{n}]") for n, v in enumerate(value)]
             elif key == "items":
                 pending.append((value, f"{where}'s items"))

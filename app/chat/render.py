@@ -42,13 +42,13 @@ from collections.abc import Sequence
 from app.chat.chatml_format import CHATML
 from app.chat.harmony_format import HARMONY
 from app.chat.llama_format import LLAMA3, LLAMA4
+from app.chat.messages import ChatMessage, Tool
 from app.chat.mistral_format import MISTRAL
+from app.chat.rendered import Part, Rendered
 from app.chat.template_format import TemplateFormat
+from app.chat.tools import check_tool_chat
 from app.errors import InvalidInput, excerpt
 from app.tokenizers.base import Tokenizer
-from app.chat.messages import ChatMessage, Tool
-from app.chat.rendered import Part, Rendered
-from app.chat.tools import check_tool_chat
 
 __all__ = ["DEFAULT_FORMAT", "FORMATS", "Part", "Rendered", "format_note", "formats_for", "formats_of", "render"]
 
@@ -72,7 +72,7 @@ def formats_for(tokenizer_name: str, has_template: bool = False) -> list[str]:
     template (`Registry.has_chat_template` tells by name, `formats_of` for a built tokenizer)."""
     names = [name for name, f in FORMATS.items() if tokenizer_name in f.ids]
     names.sort(key=lambda name: name != DEFAULT_FORMAT.get(tokenizer_name))
-    return names + ["template"] if has_template else names
+    return [*names, "template"] if has_template else names
 
 
 def format_note(rendered: Rendered) -> str | None:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from app.chat import template_parts
 from app.chat.messages import ChatMessage, Tool
@@ -181,7 +182,9 @@ class TemplateFormat:
     `chat_template`, set from the stored upload's facts); fits render.FORMATS."""
 
     name = "template"
-    ids: dict = {}  # no tokenizer has it by name (render.formats_for): it goes with the template
+    ids: ClassVar[
+        dict[str, dict[str, int]]
+    ] = {}  # no tokenizer has it by name (render.formats_for): it goes with the template
     roles = ("system", "user", "assistant", "tool")  # what the pages' editor offers: the roles templates know
     any_role = True  # as transformers: any role reaches the template, which may refuse it (raise_exception)
     takes_names = True  # each message's name is given to the template

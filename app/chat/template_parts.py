@@ -61,7 +61,7 @@ def _regions(tokens, mask: Sequence[bool]) -> tuple[list[int], list[int]]:
     """The tools' text as sorted, merged character ranges (starts, ends)."""
     starts: list[int] = []
     ends: list[int] = []
-    for token, tool in zip(tokens, mask):
+    for token, tool in zip(tokens, mask, strict=True):
         if not tool:
             continue
         if ends and ends[-1] >= token.start:
@@ -115,7 +115,7 @@ def owners(
     spans = _spans(text, messages, _regions(tokens, mask) if diffed else ([], []))
     out: list[Owner] = []
     span, closed = 0, False  # `closed`: the gap after spans[span-1] has had its special token
-    for token, tool in zip(tokens, mask):
+    for token, tool in zip(tokens, mask, strict=True):
         while span < len(spans) and token.start >= spans[span][2]:
             span, closed = span + 1, False
         if span < len(spans) and spans[span][1] <= token.start:

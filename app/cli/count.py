@@ -78,7 +78,7 @@ def print_report(report: CountReport, legacy: bool, asked: count_budget.Asked = 
     names = report.names
     if legacy:  # one row per file and a TOTAL: the table `count FILE...` has always printed (+ the models' columns)
         rows = [
-            [group, *(f"{n:,}" for n in row[4:]), *count_budget.cells(asked, dict(zip(names, row[4:])))]
+            [group, *(f"{n:,}" for n in row[4:]), *count_budget.cells(asked, dict(zip(names, row[4:], strict=True)))]
             for group, row in report.groups.items()
         ]
         if len(rows) > 1:
@@ -156,7 +156,7 @@ def print_table(header: list[str], rows: list[list[str]]) -> None:
     """Columns aligned: the first to the left, the others (numbers) to the right."""
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
-        cells = [row[0].ljust(widths[0]), *(cell.rjust(width) for cell, width in zip(row[1:], widths[1:]))]
+        cells = [row[0].ljust(widths[0]), *(cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=True))]
         print("  ".join(cells).rstrip())
 
 

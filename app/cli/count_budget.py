@@ -62,7 +62,7 @@ def model_rows(asked: Asked, tokens: dict[str, int]) -> tuple[list[str], list[li
     """A dataset's table: per model its tokenizer, tokens and total input and cached-input cost."""
     rows = [
         [b["model"], tokenizer, f"{b['used']:,}", usd(b["input_usd"]), usd(b["cached_input_usd"])]
-        for b, (_, tokenizer) in zip(budgets(asked, tokens), asked)
+        for b, (_, tokenizer) in zip(budgets(asked, tokens), asked, strict=True)
     ]
     return ["MODEL", "TOKENIZER", "TOKENS", "INPUT COST", "CACHED INPUT"], rows
 
@@ -74,4 +74,6 @@ def notes(asked: Asked, tokens: dict[str, int]) -> list[str]:
 
 def as_report(asked: Asked, tokens: dict[str, int]) -> list[dict]:
     """For --json: each model's budget of the whole count, sums as exact decimal strings."""
-    return [{**as_json(b), "tokenizer": tokenizer} for b, (_, tokenizer) in zip(budgets(asked, tokens), asked)]
+    return [
+        {**as_json(b), "tokenizer": tokenizer} for b, (_, tokenizer) in zip(budgets(asked, tokens), asked, strict=True)
+    ]

@@ -22,16 +22,18 @@ def read_text(source: str) -> str:
     try:
         data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
     except FileNotFoundError:
-        raise CliError(f"no such file: {source}; check the path")
+        raise CliError(f"no such file: {source}; check the path") from None
     except IsADirectoryError:
-        raise CliError(f"{source} is a directory; give a file")
+        raise CliError(f"{source} is a directory; give a file") from None
     except PermissionError:
-        raise CliError(f"cannot read {source}: permission denied")
+        raise CliError(f"cannot read {source}: permission denied") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         where = "stdin" if source == "-" else source
-        raise CliError(f"{where} is not UTF-8 text (bad byte at offset {error.start}); convert it to UTF-8 first")
+        raise CliError(
+            f"{where} is not UTF-8 text (bad byte at offset {error.start}); convert it to UTF-8 first"
+        ) from None
 
 
 def write_text(text: str) -> None:
@@ -45,9 +47,9 @@ def read_json(source: str, what: str):
     try:
         return json.loads(read_text(source))
     except json.JSONDecodeError as error:
-        raise CliError(f"{source} is not JSON ({error.msg} at line {error.lineno}); give {what}")
+        raise CliError(f"{source} is not JSON ({error.msg} at line {error.lineno}); give {what}") from None
     except RecursionError:
-        raise CliError(f"{source} is nested too deeply to read; give {what}")
+        raise CliError(f"{source} is nested too deeply to read; give {what}") from None
 
 
 def read_chat(source: str, tools_source: str | None = None) -> tuple[list, tuple]:

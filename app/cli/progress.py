@@ -57,7 +57,7 @@ class Progress:
         """End the current stage: a newline after a live bar, or the stage's one line."""
         if self._stage is None:
             return
-        done, total = self._last
+        done, _total = self._last
         seconds = time.monotonic() - self._started
         if self.live:
             self.stream.write("\n")

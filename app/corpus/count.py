@@ -54,12 +54,12 @@ class CountReport:
 
     @property
     def tokens(self) -> dict[str, int]:
-        return dict(zip(self.names, self.total[3:]))
+        return dict(zip(self.names, self.total[3:], strict=True))
 
     def stats(self) -> dict[str, dict]:
         """Per tokenizer: tokens, tokens per byte, characters per token, and `vs_best`, the
         fraction more tokens than the tokenizer with the fewest (0.0 for that one)."""
-        documents, size, characters = self.total[:3]
+        _documents, size, characters = self.total[:3]
         best = min(self.total[3:], default=0)
         return {
             name: {
@@ -94,12 +94,12 @@ class CountReport:
                     "documents": row[1],
                     "bytes": row[2],
                     "characters": row[3],
-                    "tokens": dict(zip(self.names, row[4:])),
+                    "tokens": dict(zip(self.names, row[4:], strict=True)),
                 }
                 for group, row in self.groups.items()
             }
         if self.by == "file":  # the shape `count --json` has always had
-            report["files"] = {group: dict(zip(self.names, row[4:])) for group, row in self.groups.items()}
+            report["files"] = {group: dict(zip(self.names, row[4:], strict=True)) for group, row in self.groups.items()}
         return report
 
 
@@ -130,13 +130,13 @@ def count_corpus(
         progress("counting", 0, total)
     for task, result in runner.run(count_task, plan.tasks(), specs, plan.options, allow_special):
         for index, row in result.sources.items():
-            report.total = [a + b for a, b in zip(report.total, row)]
+            report.total = [a + b for a, b in zip(report.total, row, strict=True)]
             if by is not None:
                 source = plan.sources[index]
-                first, group = rows.setdefault(group_of(source, by), (index, [0] * (1 + width)))
+                _first, group = rows.setdefault(group_of(source, by), (index, [0] * (1 + width)))
                 group[0] += index not in seen
                 seen.add(index)
-                group[1:] = [a + b for a, b in zip(group[1:], row)]
+                group[1:] = [a + b for a, b in zip(group[1:], row, strict=True)]
         report.problems.add(result.problems)
         done += task.size
         if progress:

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from app.corpus.problems import Problems
 from app.corpus.parts import CorpusOptions, Document, Part, Source, first_line, text_value
+from app.corpus.problems import Problems
 
 PARQUET_BATCH_ROWS = 256
 

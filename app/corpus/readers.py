@@ -22,8 +22,8 @@ import json
 import zlib
 from collections.abc import Iterator
 
-from app.corpus.problems import Problems
 from app.corpus.parts import CorpusOptions, Document, Part, Source, first_line, text_value
+from app.corpus.problems import Problems
 from app.corpus.sources import pieces_in
 
 WINDOW = 1 << 20  # how far past a piece's nominal start a line end is looked for

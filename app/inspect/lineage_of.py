@@ -15,9 +15,9 @@ from app.tokenizers.base import Tokenizer
 
 
 def lineage_for(tokenizer: Tokenizer, index: VocabIndex) -> Lineage:
-    from app.bpe.model import BPETokenizer
     from app.backends.huggingface_backend import HuggingFaceTokenizer
     from app.backends.sentencepiece_backend import SentencePieceTokenizer
+    from app.bpe.model import BPETokenizer
 
     if isinstance(tokenizer, BPETokenizer):
         merges = [(left, right, made) for (left, right), made in tokenizer.merges.items()]

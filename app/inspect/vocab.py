@@ -35,7 +35,7 @@ from __future__ import annotations
 import threading
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import accumulate, count, islice
+from itertools import accumulate, count, pairwise
 from typing import NamedTuple
 
 import regex
@@ -80,7 +80,7 @@ class VocabIndex:
     def pieces(self) -> list[bytes]:
         """Every token's bytes, in position order."""
         blob, starts = self.blob, self.starts
-        return [blob[a:b] for a, b in zip(starts, islice(starts, 1, None))]
+        return [blob[a:b] for a, b in pairwise(starts)]
 
     def piece(self, position: int) -> bytes:
         return self.blob[self.starts[position] : self.starts[position + 1]]

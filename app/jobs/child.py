@@ -17,6 +17,7 @@ parent keeps it).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -41,10 +42,8 @@ class _Stopped(BaseException):
 
 
 def die_with_parent(parent_pid: int) -> None:
-    try:
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: the getppid checks remain
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # not Linux: the getppid checks remain
-        pass
     if os.getppid() != parent_pid:  # the parent died before prctl took effect
         os._exit(1)
 

@@ -118,7 +118,7 @@ def _row(where: _Where, number: int, line: str) -> ModelFact:
             f"has {len(cells)} cells, {len(COLUMNS)} expected (one per column, tab "
             f"separated: {' '.join(COLUMNS)}); leave a cell empty for a fact not published",
         )
-    cell = dict(zip(COLUMNS, cells))
+    cell = dict(zip(COLUMNS, cells, strict=True))
     model = cell["model"]
     if not model or model != model.strip() or len(model) > MAX_MODEL_CHARS or any(c.isspace() for c in model):
         raise where.fail(

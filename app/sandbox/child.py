@@ -19,6 +19,7 @@ Left out: any other user code.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import time
@@ -28,8 +29,8 @@ from multiprocessing.connection import Connection
 
 import regex
 
-from app.sandbox.backtrack import probe_problem
 from app.sandbox import templates
+from app.sandbox.backtrack import probe_problem
 from app.sandbox.limits import memory_bound
 
 COMPILE_BYTES = 128 << 20
@@ -69,7 +70,7 @@ def handle(request: tuple):
 def _keep(key: str, blob: bytes, starts: bytes) -> None:
     offsets = array("I")
     offsets.frombytes(starts)
-    _vocabularies[key] = [blob[a:b].decode("utf-8", "replace") for a, b in zip(offsets, offsets[1:])]
+    _vocabularies[key] = [blob[a:b].decode("utf-8", "replace") for a, b in itertools.pairwise(offsets)]
     while len(_vocabularies) > KEPT_VOCABULARIES:
         _vocabularies.popitem(last=False)
 

@@ -35,12 +35,12 @@ import logging
 import re
 import sqlite3
 import threading
-import time
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import MappingProxyType
 
 from app.errors import InvalidInput, TokenprismError
 from app.sqlite_wal import use_wal
@@ -96,7 +96,7 @@ class StoreUnavailable(TokenprismError):
 class StoreBusy(TokenprismError):
     code = "share_store_busy"
     status = 503
-    headers = {"Retry-After": "2"}
+    headers = MappingProxyType({"Retry-After": "2"})
 
 
 class ShareDamaged(TokenprismError):
@@ -223,7 +223,7 @@ class ShareStore:
             try:
                 rows = conn.execute("SELECT id, created, size FROM shares ORDER BY created, id").fetchall()
                 shares, stored = conn.execute("SELECT shares, bytes FROM totals").fetchone()
-                cutoff = _stamp(datetime.now(timezone.utc) - older_than) if older_than is not None else ""
+                cutoff = _stamp(datetime.now(UTC) - older_than) if older_than is not None else ""
                 removed = []
                 for row in rows:
                     if row[1] >= cutoff and (max_bytes is None or stored <= max_bytes):
@@ -293,9 +293,9 @@ class ShareStore:
 
 
 def _now() -> str:
-    return _stamp(datetime.now(timezone.utc))
+    return _stamp(datetime.now(UTC))
 
 
 def _stamp(moment: datetime) -> str:
     """UTC to the second, ISO 8601 with Z: these sort as the moments do."""
-    return moment.astimezone(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return moment.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")

@@ -27,19 +27,19 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from app.errors import BadTokenId, InvalidInput, TextTooLarge
-from app.tokenizers import models, shortest
 from app.chat.render import format_note, formats_of
 from app.chat.template_files import describe
 from app.chat.tools import chat_message, chat_texts, parse_tools
+from app.errors import BadTokenId, InvalidInput, TextTooLarge
+from app.tokenizers import models, shortest
 from app.tokenizers.scripts import by_script
 from app.tokenizers.tokens import char_ranges, text_and_ranges, text_stats
 from app.web import engine_calls, schemas
 from app.web.assets import swagger_paths
-from app.web.edge.bodies import json_body_doc, read_json
 from app.web.deps import services
-from app.web.edge.lean_route import LeanRoute
+from app.web.edge.bodies import json_body_doc, read_json
 from app.web.edge.json_body import dumps, json_response, token_list
+from app.web.edge.lean_route import LeanRoute
 
 INLINE_CHARS = 4_096  # /api/count texts up to this size are counted on the event loop (~0.1 ms)
 MAX_SEARCH_CHARS, MAX_SEARCH_RESULTS = 200, 100  # GET /api/tokenizers?q=: the query, and the results at most

@@ -16,14 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from app.errors import InvalidInput, TextTooLarge, TokenprismError, excerpt
-from app.chat.render import WHICH_CHAT, Rendered, render
-from app.settings import Settings
-from app.tokenizers.base import Tokenizer
 from app.chat.messages import ChatMessage, Tool
+from app.chat.render import WHICH_CHAT, Rendered, render
 from app.chat.tools import chat_texts, check_tool_chat, cleaned
+from app.errors import InvalidInput, TextTooLarge, TokenprismError, excerpt
 from app.pricing import budget
+from app.settings import Settings
 from app.tokenizers import models
+from app.tokenizers.base import Tokenizer
 from app.tokenizers.registry import Registry
 from app.tokenizers.tokens import Stats, Token, clean_text, text_stats
 

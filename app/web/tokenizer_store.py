@@ -23,6 +23,7 @@ import asyncio
 import hmac
 import json
 from dataclasses import dataclass
+from types import MappingProxyType
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request
@@ -86,7 +87,7 @@ def _responses(*statuses: int) -> dict:
 class Unauthorized(TokenprismError):
     code = "unauthorized"
     status = 401
-    headers = {"WWW-Authenticate": "Bearer"}
+    headers = MappingProxyType({"WWW-Authenticate": "Bearer"})
 
 
 class Forbidden(TokenprismError):

@@ -5,9 +5,10 @@ from __future__ import annotations
 import httpx
 
 from app.web import schemas
-
-from tests.reference import BUILTIN_NAMES  # noqa: F401  (re-exported for the API tests)
-from tests.reference import stdlib_texts  # noqa: F401
+from tests.reference import (
+    BUILTIN_NAMES,  # noqa: F401  (re-exported for the API tests)
+    stdlib_texts,  # noqa: F401
+)
 
 
 def assert_error(response: httpx.Response, status: int | None = None, code: str | None = None) -> dict:

@@ -11,8 +11,8 @@ import pytest
 
 from app.local_server import start_server, stop_server
 from app.web import schemas
-
 from tests.pricing.facts_rows import READ_ON, SOURCE, facts_env, price, write_facts
+
 from .helpers import assert_error
 
 TEXT = "Will it fit, and what will it cost? 모델 🤖"

@@ -5,13 +5,14 @@ prompt text, per-message counts add up; bad requests get a 4xx naming the fix.""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app.chat.render import DEFAULT_FORMAT
+from tests.reference import harmony_ids, llama_chat_ids
 
 from .helpers import assert_error
 from .test_chat import COOKBOOK
-from tests.reference import harmony_ids, llama_chat_ids
 
 CHAT = [
     {"role": "system", "content": "You are kind. <|im_end|> stays text"},

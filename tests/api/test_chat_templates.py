@@ -186,7 +186,7 @@ def test_chat_and_count_give_transformers_text_and_ids(server, uploaded, referen
         assert specials == {
             reference.convert_ids_to_tokens(i)
             for i in want_ids
-            if i in reference.all_special_ids or reference.convert_ids_to_tokens(i) in SMALL_SPECIALS + [BOS, EOS]
+            if i in reference.all_special_ids or reference.convert_ids_to_tokens(i) in [*SMALL_SPECIALS, BOS, EOS]
         }, chat_name
         counted = server.post("/api/count", json={"tokenizers": [name], "messages": messages})
         assert counted.status_code == 200, counted.text

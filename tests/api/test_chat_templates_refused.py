@@ -100,7 +100,7 @@ def test_bad_templates_are_refused_at_upload_and_nothing_is_kept(store, case):
 
 
 def test_an_empty_file_input_adds_the_tokenizer_without_a_template(store):
-    http, data_dir = store
+    http, _data_dir = store
     added = add(http, "no-template", ("", b""))
     assert added.status_code == 201 and added.json()["chat_formats"] == [], added.text
     assert_error(http.post("/api/chat", json={"tokenizer": "no-template", "messages": HI}), 422)

@@ -19,12 +19,11 @@ import httpx
 import pytest
 import uvicorn
 
-from app.chat.render import DEFAULT_FORMAT
+from app.chat.render import DEFAULT_FORMAT, render
 from app.local_server import free_port
 from app.main import create_app
 from app.settings import Settings
 from app.web import schemas
-from app.chat.render import render
 from tests.api.test_chat import cookbook
 from tests.chat.test_tools_parse import WEATHER, call, chat, nested, read
 from tests.chat.tools_fake import content_count, installed

@@ -4,7 +4,8 @@ libraries' ids and decodes (tests/reference.py), and tokens that spell the text 
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.reference import reference_decode, reference_ids, stdlib_texts
 

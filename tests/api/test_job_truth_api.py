@@ -76,7 +76,7 @@ def test_one_name_gets_one_job_across_two_worker_processes(tmp_path):
                 body = {"name": f"race-{trial}", "texts": texts, "vocab_size": 300}
                 barrier = threading.Barrier(16)
 
-                def post(_) -> httpx.Response:
+                def post(_, body=body, barrier=barrier) -> httpx.Response:
                     with httpx.Client(base_url=url, timeout=60) as own:  # a connection each: both workers take some
                         own.get("/healthz")
                         barrier.wait()

@@ -9,12 +9,12 @@ import gzip
 
 import httpx
 import pytest
-from tokenizers import Tokenizer
 
 from app.local_server import start_server, stop_server
 from tests.api.helpers import assert_error
 from tests.hf_trained import trained_json
 from tests.reference import TOKENIZER_DIR, reference_ids, stdlib_texts
+from tokenizers import Tokenizer
 
 CL100K = gzip.decompress((TOKENIZER_DIR / "cl100k_base.tiktoken.gz").read_bytes())
 SPECIAL = '{"<|endoftext|>": 100257}'

@@ -19,10 +19,10 @@ from app.bpe.model import PATTERNS
 from app.local_server import start_server, stop_server
 from app.web.training.schemas import MergesResponse, TrainAccepted, TrainJob
 from tests.api.helpers import assert_error
+from tests.bpe.test_bpe_vs_naive import naive_train
 from tests.jobs.test_replay import naive_encode
 from tests.jobs.test_runner import children
 from tests.reference import stdlib_texts
-from tests.bpe.test_bpe_vs_naive import naive_train
 
 TOKEN = "lab-s3cret"
 MERGES = 60

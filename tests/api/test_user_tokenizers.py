@@ -27,7 +27,7 @@ def server_with_user_model(tmp_path_factory):
 
 
 def test_listed_after_the_builtins_and_described(server_with_user_model):
-    client, model = server_with_user_model
+    client, _model = server_with_user_model
     names = [t["name"] for t in client.get("/api/tokenizers").json()["tokenizers"]]
     assert names == [*BUILTIN_NAMES, "mini"]
     detail = client.get("/api/tokenizers/mini").json()

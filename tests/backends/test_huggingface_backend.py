@@ -7,20 +7,23 @@ and `decode(ids, skip_special_tokens=False)`."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-from tokenizers import Tokenizer
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from app.errors import BadTokenId, InvalidInput
 from app.backends import huggingface_backend
-from app.tokenizers.base import KINDS
 from app.backends.huggingface_backend import HuggingFaceTokenizer
-from tests.hf_trained import KINDS_TRAINED, SPECIALS, train as _train
+from app.errors import BadTokenId, InvalidInput
+from app.tokenizers.base import KINDS
+from tests.hf_trained import KINDS_TRAINED, SPECIALS
+from tests.hf_trained import train as _train
 from tests.reference import stdlib_texts
+from tokenizers import Tokenizer
 
 SAMPLES = {
     "specials": "a<|endoftext|>b [CLS] x[SEP]<|endoftext|><|endoftext|>",
@@ -55,7 +58,7 @@ unicode_text = st.lists(
             st.text(st.characters(min_codepoint=lo, max_codepoint=hi, blacklist_categories=("Cs",)), max_size=12)
             for lo, hi in SCRIPT_RANGES
         ],
-        st.sampled_from(SPECIALS + [" ", "  ", "\n", "\r\n", "\t", "▁", "##"]),
+        st.sampled_from([*SPECIALS, " ", "  ", "\n", "\r\n", "\t", "▁", "##"]),
     ),
     max_size=25,
 ).map("".join)
@@ -85,7 +88,7 @@ def _check_text(ours: HuggingFaceTokenizer, library: Tokenizer, plain: Tokenizer
         assert [t.bytes for t in tokens] == pieces
         if tokens:
             assert tokens[0].start == 0 and tokens[-1].end == len(text)
-        for before, after in zip(tokens, tokens[1:]):
+        for before, after in itertools.pairwise(tokens):
             assert before.start <= after.start <= before.end <= after.end or before.start == before.end
         for token in tokens:
             assert token.bytes in text[token.start : token.end].encode("utf-8")
@@ -114,7 +117,7 @@ def test_random_unicode_matches_the_library(pair, text):
 
 
 def test_special_tokens_are_text_unless_allowed(pair):
-    ours, library, _ = pair
+    ours, _library, _ = pair
     assert set(SPECIALS) <= set(ours.special_tokens)
     eot = ours.special_tokens["<|endoftext|>"]
     assert ours.special_ids == frozenset(ours.special_tokens.values())

@@ -4,6 +4,7 @@ places, so ids still equal the reference (tests/reference.py) where plain tiktok
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -59,4 +60,4 @@ def test_cut_points_follow_the_reference_rule():
         text = text[:400_000]
         pieces = list(splitter(text, 25_000))
         bounds = [0, *cut_points(text), len(text)]
-        assert [text[a:b] for a, b in zip(bounds, bounds[1:])] == pieces
+        assert [text[a:b] for a, b in itertools.pairwise(bounds)] == pieces

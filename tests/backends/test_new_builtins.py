@@ -15,11 +15,13 @@ from pathlib import Path
 
 import pytest
 import regex
-from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
+from app.backends.nfc import JOINS_BACK, nfc_pieces, rewritten_segments
 from app.tokenizers.files import read_manifest
 from app.tokenizers.openai_encodings import OPENAI_ENCODINGS
-from app.backends.nfc import JOINS_BACK, nfc_pieces, rewritten_segments
 from app.tokenizers.tokens import segments
 from tests.reference import (
     TOKENIZER_DIR,
@@ -191,7 +193,7 @@ def test_qwen_spec_is_the_packages():
     from app.backends.qwen_backend import QWEN3_5_PATTERN, QWEN3_5_SPECIALS
 
     assert QWEN3_5_PATTERN == package.QWEN3_5_PAT_STR
-    assert QWEN3_5_SPECIALS == {token: token_id for token_id, token in package.QWEN3_5_SPECIAL_TOKENS}
+    assert {token: token_id for token_id, token in package.QWEN3_5_SPECIAL_TOKENS} == QWEN3_5_SPECIALS
 
 
 @pytest.mark.parametrize("name", ["llama3", "llama4"])

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 import regex
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.bpe import _ascii_split
 from app.bpe.ascii_encoder import KINDS

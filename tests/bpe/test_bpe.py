@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import array
 import hashlib
+import itertools
 import random
 import sysconfig
 import threading
@@ -16,9 +17,11 @@ import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.errors import InvalidInput, TokenizerFileError
-from app.bpe import _core as _bpe_core, default_model, model_file as bpe_file
+from app.bpe import _core as _bpe_core
+from app.bpe import default_model
+from app.bpe import model_file as bpe_file
 from app.bpe.model import BPETokenizer, read_header
+from app.errors import InvalidInput, TokenizerFileError
 from app.tokenizers.files import load_tiktoken_ranks, read_verified
 from app.tokenizers.openai_encodings import CL100K_PATTERN, ENDOFTEXT, O200K_PATTERN, OPENAI_ENCODINGS
 
@@ -118,7 +121,7 @@ def test_special_tokens_are_plain_text_unless_allowed(small):
     assert small.special_tokens == {ENDOFTEXT: 598, "<|pad|>": 599} and small.vocab_size == 600
     assert eot not in small.encode(f"x{ENDOFTEXT}y")
     ids = small.encode(f"x{ENDOFTEXT}y<|pad|>", allow_special=True)
-    assert ids == small.encode("x") + [eot] + small.encode("y") + [599]
+    assert ids == [*small.encode("x"), eot, *small.encode("y"), 599]
     assert small.decode(ids) == f"x{ENDOFTEXT}y<|pad|>"
 
 
@@ -142,7 +145,7 @@ def lecture_encode(data: bytes, pairs: list[tuple[int, int]], byte_ids: bytes = 
     merges = {pair: 256 + i for i, pair in enumerate(pairs)}  # (int, int) -> int
     ids = [byte_ids[b] for b in data]
     while len(ids) >= 2:
-        pair = min(zip(ids, ids[1:]), key=lambda p: merges.get(p, float("inf")))
+        pair = min(itertools.pairwise(ids), key=lambda p: merges.get(p, float("inf")))
         if pair not in merges:
             break
         out, i = [], 0
@@ -337,9 +340,9 @@ def test_damaged_files_are_refused_by_name(small, change, message):
 
 
 def test_missing_file_is_a_file_error(tmp_path):
-    with pytest.raises(TokenizerFileError, match="nothing.bpe"):
+    with pytest.raises(TokenizerFileError, match=r"nothing\.bpe"):
         BPETokenizer.load(tmp_path / "nothing.bpe")
-    with pytest.raises(TokenizerFileError, match="nothing.bpe"):
+    with pytest.raises(TokenizerFileError, match=r"nothing\.bpe"):
         read_header(tmp_path / "nothing.bpe")
 
 

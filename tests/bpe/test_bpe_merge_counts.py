@@ -64,7 +64,9 @@ def test_counts_equal_naive_on_random_corpora(documents, pattern, num_merges):
 def test_counts_are_reported_as_merges_happen():
     seen = []
     model = BPETokenizer.train("ab ab abc", 256 + 5, on_merge=lambda i, pair, count: seen.append((i, pair, count)))
-    assert seen == [(i, pair, count) for i, (pair, count) in enumerate(zip(model.merges, model.merge_counts))]
+    assert seen == [
+        (i, pair, count) for i, (pair, count) in enumerate(zip(model.merges, model.merge_counts, strict=True))
+    ]
     assert seen[0] == (0, (97, 98), 3)
 
 

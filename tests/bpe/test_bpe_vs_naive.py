@@ -7,6 +7,7 @@ tie rule (first occurrence in the corpus wins). It lives here, not in app/.
 
 from __future__ import annotations
 
+import itertools
 import random
 import sysconfig
 from pathlib import Path
@@ -33,7 +34,7 @@ def naive_train_counted(documents: list[str], pattern: str | None, num_merges: i
     for i in range(num_merges):
         stats: dict[tuple[int, int], int] = {}
         for chunk in ids:
-            for pair in zip(chunk, chunk[1:]):
+            for pair in itertools.pairwise(chunk):
                 stats[pair] = stats.get(pair, 0) + 1
         if not stats:
             break

@@ -12,8 +12,8 @@ from urllib.parse import quote, urlencode
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.chat.render import render
 from app.chat.messages import ChatMessage
+from app.chat.render import render
 from tests.browser.helpers import SEGMENTS, drawn_ids, expect_count, query
 
 CHAT = [("system", "", "Be brief. <|im_end|> stays text"), ("user", "ada", "Wie viele Tokens hat 'naïve café'? 한국어")]

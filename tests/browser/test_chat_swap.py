@@ -14,7 +14,7 @@ import json
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_chat import CHAT, editor, expect_prompt, open_chat, open_compare_chat, rendered, expect_columns
+from tests.browser.test_chat import CHAT, editor, expect_columns, expect_prompt, open_chat, open_compare_chat, rendered
 from tests.browser.test_chat_tools import API_MESSAGES, CALL_ID, CALLS, CARDS, WEATHER, api_chat, chat_url, expect_chat
 
 

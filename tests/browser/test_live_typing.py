@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from urllib.parse import quote, urlencode
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import drawn_ids, engine_ids, expect_count, open_playground

@@ -10,8 +10,8 @@ import pytest
 from playwright.sync_api import expect
 
 from app.settings import Settings
-from app.web.assets import htmx_path
 from app.tokenizers.registry import default_registry
+from app.web.assets import htmx_path
 
 from .helpers import SEGMENTS, drawn_ids, engine_ids, expect_count, open_playground, paste, query
 

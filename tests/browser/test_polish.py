@@ -116,9 +116,9 @@ def test_token_detail_shows_where_the_eye_is(make_page, viewport):
     detail = page.locator("[data-role=detail]")
     expect(detail).to_contain_text("id ")
     box = detail.bounding_box()
-    assert 0 <= box["y"] and box["y"] + box["height"] <= viewport["height"], box
-    assert 0 <= box["x"] and box["x"] + box["width"] <= viewport["width"], box
+    assert box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], box
+    assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"], box
     # keyboard: the card follows focus too
     tokens.first.focus()
     box = detail.bounding_box()
-    assert 0 <= box["y"] and box["y"] + box["height"] <= viewport["height"], box
+    assert box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], box

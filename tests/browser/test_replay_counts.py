@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from app.bpe.model import PATTERNS
-from tests.reference import stdlib_texts
 from tests.bpe.test_bpe_vs_naive import naive_train_counted
+from tests.reference import stdlib_texts
 
 pytestmark = pytest.mark.browser
 TEXTS = [text for _, text in stdlib_texts(5, 3_000)[2:5]]

@@ -8,10 +8,10 @@ import gzip
 
 import pytest
 from playwright.sync_api import expect
-from tokenizers import Tokenizer
 
 from tests.hf_trained import trained_json
 from tests.reference import TOKENIZER_DIR, reference_ids
+from tokenizers import Tokenizer
 
 from .helpers import drawn_ids, engine_ids, expect_count, open_playground
 

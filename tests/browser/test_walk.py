@@ -148,7 +148,7 @@ def test_the_detail_card_covers_neither_its_token_nor_the_next_line(make_page, v
         assert not overlaps(card, token.bounding_box()), (n, card)
         next_line = token.evaluate(NEXT_LINE)
         assert next_line and not any(overlaps(card, r) for r in next_line), (n, card, next_line[:2])
-        assert 0 <= card["y"] and card["y"] + card["height"] <= viewport["height"], card
+        assert card["y"] >= 0 and card["y"] + card["height"] <= viewport["height"], card
         # its place in the page shows the hint, not an empty gap
         expect(page.locator(".detail-spacer")).to_contain_text("Hover, tap or focus a token")
     page.mouse.move(1, 1)

@@ -136,7 +136,6 @@ STYLES = {"llama3.1": LLAMA31_STYLE, "qwen2.5": QWEN25_STYLE}
 def tokenizer_json() -> str:
     """The byte-level BPE of tests/hf_trained.py with the templates' tokens added."""
     import tokenizers
-
     from tests.hf_trained import trained_json
 
     library = tokenizers.Tokenizer.from_str(trained_json("byte_level"))

@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.chat.chatml_format import CHATML
 from app.chat.chatml_functions import namespace_text
@@ -91,8 +92,8 @@ def test_tools_close_the_first_system_message_or_make_their_own(registry, name):
     # the rule: the definitions' text and 9 tokens, 4 fewer in a system message (+ its "\n" here)
     definitions = len(tokenizer.encode(namespace_text((WEATHER,))))
     assert (alone.tools_count, rendered.tools_count) == (definitions + 9, definitions + 5 + 1)
-    for rendered in (rendered, alone):
-        assert_adds_up(rendered)
+    for each in (rendered, alone):
+        assert_adds_up(each)
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
@@ -103,7 +104,7 @@ def test_a_tools_api_call_and_its_result_count_as_the_legacy_function_call_and_m
     result = ChatMessage("tool", '{"temp": 21}', tool_call_id="call_7")
     chat = [ChatMessage("user", "Weather in Paris?"), call, result]
     rendered = CHATML.render(tokenizer, chat, (WEATHER,))
-    legacy = CHATML.render(tokenizer, chat[:2] + [ChatMessage("function", '{"temp": 21}', "get_weather")], (WEATHER,))
+    legacy = CHATML.render(tokenizer, [*chat[:2], ChatMessage("function", '{"temp": 21}', "get_weather")], (WEATHER,))
     assert rendered.ids == legacy.ids
     n = lambda text: len(tokenizer.encode(text))  # noqa: E731
     counts = rendered.message_counts()
@@ -112,7 +113,7 @@ def test_a_tools_api_call_and_its_result_count_as_the_legacy_function_call_and_m
     assert "<|im_start|>assistant<|im_sep|>\nget_weather(" + arguments + ")<|im_end|>" in rendered.text
     arguments_parts = [p for p in rendered.parts if p.text == arguments]
     assert [(p.message, p.framing) for p in arguments_parts] == [(1, False)]
-    two = ChatMessage("assistant", "Both:", tool_calls=call.tool_calls + (ToolCall("call_8", "get_weather", "{}"),))
+    two = ChatMessage("assistant", "Both:", tool_calls=(*call.tool_calls, ToolCall("call_8", "get_weather", "{}")))
     both = CHATML.render(tokenizer, [chat[0], two], (WEATHER,)).message_counts()[1]
     assert both == n("assistant") + n("Both:") + 2 * n("get_weather") + n(arguments) + n("{}") + 3 + 2 * 3
     assert_adds_up(rendered)
@@ -148,7 +149,7 @@ def test_tool_choice_rules(registry):
 @pytest.mark.parametrize("name", ["", None])
 def test_a_function_message_without_a_name_is_refused_saying_what_to_add(registry, name):
     chat = [ChatMessage("user", "hi"), ChatMessage("function", "{}", name)]
-    with pytest.raises(InvalidInput, match="message 1 has role function but no name.*add it"):
+    with pytest.raises(InvalidInput, match=r"message 1 has role function but no name.*add it"):
         render(registry.get("cl100k_base"), chat)
 
 
@@ -180,7 +181,7 @@ def test_a_text_chat_renders_as_before(registry, name):
                 end,
             ]
         rendered = render(tokenizer, messages)
-        assert rendered.ids == expected + [start, *tokenizer.encode("assistant"), sep]
+        assert rendered.ids == [*expected, start, *tokenizer.encode("assistant"), sep]
         assert rendered.tools_count == 0
 
     check()

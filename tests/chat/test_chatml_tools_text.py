@@ -5,7 +5,8 @@ written without an error."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.chat.chatml_functions import js_json, js_number, js_string, namespace_text
 from app.chat.messages import Tool

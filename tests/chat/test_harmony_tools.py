@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from app.chat.harmony_format import HARMONY
 from app.chat.harmony_schema import tools_section
 from app.chat.messages import ChatMessage, Tool, ToolCall
-from app.chat.harmony_format import HARMONY
 from app.errors import InvalidInput
 from tests.reference import harmony_reference
 

@@ -6,7 +6,8 @@ Unicode content, special-token strings typed as text, long whitespace."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app.chat.messages import ChatMessage
 from app.chat.render import DEFAULT_FORMAT, formats_for, render

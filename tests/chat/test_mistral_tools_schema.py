@@ -5,11 +5,12 @@ kind, nested. Both accept or both refuse."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.chat.mistral_tools import RULES, schema_problem
 
-KEYWORDS = sorted(RULES) + ["default", "const", "x-extra", "$defs"]
+KEYWORDS = [*sorted(RULES), "default", "const", "x-extra", "$defs"]
 leaves = (
     st.none()
     | st.booleans()

@@ -5,11 +5,12 @@ messages, names, Unicode, empty content, special-token strings inside content)."
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from app.chat.messages import ChatMessage
 from app.chat.render import render
 from app.errors import InvalidInput
-from app.chat.messages import ChatMessage
 from tests.api.test_chat import COOKBOOK, as_messages, cookbook
 from tests.reference import harmony_ids
 

@@ -11,10 +11,11 @@ import copy
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app.chat.messages import ChatMessage
-from app.chat.render import Rendered, formats_of, render
+from app.chat.render import Rendered, render
 from app.chat.template_format import ChatTemplate, check_template, render_text
 from app.errors import InvalidInput
 

@@ -23,7 +23,7 @@ from app.chat.render import CHATML, Part, Rendered
 class ToolsFormat:
     name: str = "chatml"
     ids: dict = None
-    roles: tuple[str, ...] = CHATML.roles + ("function",)
+    roles: tuple[str, ...] = (*CHATML.roles, "function")
     takes_names: bool = True
 
     def render(self, tokenizer, messages, tools=()):

@@ -210,8 +210,8 @@ def test_tokenize_json_gives_the_engine_tokens(name, cli_data, registry):
 
 
 def test_count_messages_agrees_with_the_chat_rendering(cli_data, tmp_path, registry):
-    from app.chat.render import DEFAULT_FORMAT, render
     from app.chat.messages import ChatMessage
+    from app.chat.render import DEFAULT_FORMAT, render
 
     messages = [
         {"role": "system", "content": "Sei kurz. [INST] <s>"},

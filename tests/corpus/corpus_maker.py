@@ -95,7 +95,7 @@ def make_corpus(root: Path, seed: int = 7) -> tuple[list[str], int, int]:
     import pyarrow.parquet as pq
 
     rows = [prose(rng, rng.randint(1, 60)) for _ in range(90)] + [code[10], code[11]]
-    column = rows[:40] + [None] + rows[40:]
+    column = [*rows[:40], None, *rows[40:]]
     pq.write_table(pa.table({"text": column, "n": list(range(len(column)))}), data / "c.parquet", row_group_size=25)
     bad_records += 1
     documents += rows

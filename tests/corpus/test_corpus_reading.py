@@ -36,7 +36,7 @@ def test_corpus_order_and_filters(corpus):
     with open_plan([str(root / "docs")], CorpusOptions(include=("*.py", "b/*"))) as plan:
         shown = [source.shown.removeprefix(str(root / "docs") + "/") for source in plan.sources]
     assert shown == ["a/one.py", "a/deep/x.py", "b/empty.txt", "b/long.txt"]
-    texts, problems = read_all([root / "docs", root / "data"], exclude=("node_modules",))
+    texts, _problems = read_all([root / "docs", root / "data"], exclude=("node_modules",))
     assert texts == expected
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from app.errors import BadTokenId, UnknownTokenizer
 from app.tokenizers.tokens import segments
@@ -76,7 +78,7 @@ def test_special_tokens_are_text_unless_allowed(registry, name):
     assert eot not in plain and eot in special
     assert special == reference_ids(name, text, allow_special=True)
     marked = [t for t in tokenizer.tokenize(text, allow_special=True) if t.special]
-    assert [t.bytes for t in marked][0] == b"<|endoftext|>"
+    assert next(t.bytes for t in marked) == b"<|endoftext|>"
 
 
 def _check_cover(text, tokens):

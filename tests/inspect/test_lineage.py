@@ -11,14 +11,14 @@ from array import array
 import pytest
 import sentencepiece
 
+from app.backends.huggingface_backend import HuggingFaceTokenizer
+from app.backends.sentencepiece_backend import SentencePieceTokenizer
+from app.backends.tiktoken_backend import TiktokenTokenizer
 from app.inspect import _parents
 from app.inspect.cache import inspected
 from app.inspect.facts import merge_tree
 from app.inspect.lineage import LONGEST_WORKED_OUT, NO_SPLIT_NOTE, TOO_LONG_NOTE, Parents
 from app.tokenizers.openai_encodings import OpenAIEncoding
-from app.backends.tiktoken_backend import TiktokenTokenizer
-from app.backends.huggingface_backend import HuggingFaceTokenizer
-from app.backends.sentencepiece_backend import SentencePieceTokenizer
 from tests.hf_trained import trained_json
 from tests.reference import stdlib_texts, tiktoken_reference
 

@@ -8,7 +8,8 @@ import random
 
 import pytest
 import regex
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app.errors import InvalidInput
 from app.inspect import search as vocab_search

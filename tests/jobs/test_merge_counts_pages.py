@@ -18,10 +18,10 @@ from app.main import create_app
 from app.settings import Settings
 from app.tokenizers.registry import default_registry
 from app.web.training.merge_counts import bar_width, sparkline
-from tests.reference import stdlib_texts
-from tests.jobs.test_runner import long_corpus, wait
 from tests.bpe.test_bpe_merge_counts import as_version_1
 from tests.bpe.test_bpe_vs_naive import naive_train_counted
+from tests.jobs.test_runner import long_corpus, wait
+from tests.reference import stdlib_texts
 
 CORPUS = [text for _, text in stdlib_texts(3, 4_000)]
 
@@ -86,7 +86,7 @@ def test_a_running_job_reports_its_first_merges_with_their_counts(tmp_path):
         runner.close()
     pairs, counts = naive_train_counted(corpus, PATTERNS["gpt4"], 10)
     assert [(m["left"], m["right"], m["count"]) for m in state["first_merges"]] == [
-        (*p, c) for p, c in zip(pairs, counts)
+        (*p, c) for p, c in zip(pairs, counts, strict=True)
     ]
     assert [m["id"] for m in state["first_merges"]] == list(range(256, 266)) and state["first_merges"][0][
         "text"

@@ -3,6 +3,7 @@ BPE encoder's ids, and the token counts of every k, made in one pass, equal enco
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -11,8 +12,8 @@ import regex
 from app.bpe import replay
 from app.bpe.model import PATTERNS, BPETokenizer
 from app.errors import InvalidInput
-from tests.reference import stdlib_texts
 from tests.bpe.test_bpe_vs_naive import naive_merge
+from tests.reference import stdlib_texts
 
 
 def naive_encode(
@@ -24,7 +25,7 @@ def naive_encode(
     for chunk in regex.findall(pattern, text) if pattern else [text] if text else []:
         ids = [byte_ids[b] for b in chunk.encode("utf-8")]
         while len(ids) >= 2:
-            pair = min(set(zip(ids, ids[1:])), key=lambda p: merges.get(p, float("inf")))
+            pair = min(set(itertools.pairwise(ids)), key=lambda p: merges.get(p, float("inf")))
             if pair not in merges:
                 break
             ids = naive_merge(ids, pair, merges[pair])

@@ -14,8 +14,8 @@ from app.bpe.model import PATTERNS, BPETokenizer
 from app.errors import TokenprismError
 from app.jobs import JobRunner, JobsBusy, TrainSpec
 from app.jobs.spec import NameTaken
-from tests.reference import stdlib_texts
 from tests.bpe.test_bpe_vs_naive import naive_train
+from tests.reference import stdlib_texts
 
 SMALL = [text for _, text in stdlib_texts(3, 4_000)]
 

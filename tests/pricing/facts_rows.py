@@ -10,8 +10,6 @@ import os
 from decimal import Decimal
 from pathlib import Path
 
-import pytest
-
 from app.pricing import facts
 
 HOOKS = Path(__file__).resolve().parent.parent / "hooks"  # sitecustomize.py reads TOKENPRISM_TEST_FACTS
@@ -38,14 +36,6 @@ def write_facts(path: Path, rows: dict = ROWS) -> Path:
 def price(model: str, column: int) -> Decimal:
     """A price of ROWS as the exact Decimal (column 2: input, 3: cached input, 4: output)."""
     return Decimal(ROWS[model][column])
-
-
-@pytest.fixture
-def priced(tmp_path, monkeypatch) -> Path:
-    """This process reads ROWS as the facts table for the test (import the fixture to use it)."""
-    monkeypatch.setattr(facts, "SHIPPED", write_facts(tmp_path / "model_facts.tsv"))
-    monkeypatch.setattr(facts, "_installed", facts.load_facts(None))
-    yield facts.SHIPPED
 
 
 def facts_env(path: Path) -> dict:

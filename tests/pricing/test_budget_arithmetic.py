@@ -12,8 +12,6 @@ from app.pricing.budget import as_json, budget, cost, model_budget
 from app.pricing.facts import ModelFact
 from app.pricing.money import percent, usd
 
-from tests.pricing.facts_rows import priced  # noqa: F401  (a fixture)
-
 MADE_UP = ModelFact(
     "made-up-1",
     10_000,

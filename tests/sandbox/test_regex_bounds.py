@@ -18,7 +18,6 @@ import time
 
 import pytest
 
-from app import sandbox
 from app.bpe import split
 from app.errors import InvalidInput
 from app.inspect import search

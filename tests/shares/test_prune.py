@@ -93,7 +93,7 @@ def test_pruning_while_another_writer_shares(store):
         try:
             for n in range(40):
                 other.put(doc(f"new {n}"))
-        except Exception as error:  # noqa: BLE001 - the test reports it
+        except Exception as error:
             errors.append(error)
 
     thread = threading.Thread(target=writer)

@@ -109,7 +109,7 @@ def test_a_full_store_refuses_new_shares_but_answers_stored_ones(path):
     shares, stored = store.usage()
     assert shares == len(kept) and stored <= 20_000
     assert store.put(doc(texts[0])) == kept[0]  # already stored: no new bytes, still answered
-    assert all(store.get(key).document == doc(text) for key, text in zip(kept, texts))
+    assert all(store.get(key).document == doc(text) for key, text in zip(kept, texts, strict=True))
 
 
 def test_twenty_threads_share_at_once(path):
@@ -124,7 +124,7 @@ def test_twenty_threads_share_at_once(path):
             same = store.put(doc("the same long text " * 500))
             mine = store.put(doc(f"text number {i} " * 300))
             results[i] = (same, mine)
-        except Exception as error:  # noqa: BLE001 - reported below
+        except Exception as error:
             errors.append(repr(error))
 
     threads = [threading.Thread(target=writer, args=(i,)) for i in range(20)]

@@ -6,9 +6,8 @@ Elements are picked by an attribute, with the standard library's HTML parser."""
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from html.parser import HTMLParser
+from urllib.parse import urlencode
 
 import pytest
 

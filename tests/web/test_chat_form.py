@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from starlette.datastructures import QueryParams
 
 from app.chat.messages import ChatMessage

@@ -126,7 +126,7 @@ def test_the_shapes_people_paste_are_taken():
 
 
 def test_a_format_without_tools_says_so_in_place(client):
-    data = form("llama3")[:3] + [("role", "user"), ("content", "hi"), ("calls", ""), ("call_id", "")]
+    data = [*form("llama3")[:3], ("role", "user"), ("content", "hi"), ("calls", ""), ("call_id", "")]
     page = post(client, "/", data, follow_redirects=True)
     assert page.status_code == 200
     assert "llama3&#39;s chat format has no tools" in page.text or "llama3's chat format has no tools" in page.text

@@ -42,7 +42,7 @@ def crowded(tmp_path_factory):
 class Page(HTMLParser):
     """Each start tag as (tag, attributes, the ancestors' (tag, attributes)), in document order."""
 
-    VOID = {"input", "meta", "link", "br", "img", "source", "hr"}
+    VOID = frozenset({"input", "meta", "link", "br", "img", "source", "hr"})
 
     def __init__(self, html: str):
         super().__init__()

@@ -20,8 +20,8 @@ import pytest
 from app.bpe.model import BPETokenizer
 from app.settings import Settings
 from app.tokenizers.registry import default_registry
-from app.web.pages.common import MAX_QUERY_CHARS
 from app.web.pages import sample_notes
+from app.web.pages.common import MAX_QUERY_CHARS
 from app.web.pages.sample_notes import build_note, note_for
 from app.web.pages.samples import BY_KEY, FAMILY, GLITCH, SAMPLES
 from tests.reference import BUILTIN_NAMES

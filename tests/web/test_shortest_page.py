@@ -17,7 +17,7 @@ def test_fewest_panel_shows_the_api_counts_and_the_places(client):
     [count] = page.select("strong", data_role="fewest-count")
     [bpe] = page.select("strong", data_role="bpe-count")
     assert (count["text"], bpe["text"]) == (str(api["count"]), str(api["bpe_count"]))
-    [places] = page.select("ul", data_role="fewest-differences")
+    [_places] = page.select("ul", data_role="fewest-differences")
     assert "<mark>umps</mark>: BPE <code>u · mp · s</code>, fewest <code>um · ps</code>" in response.text
     assert "<b>" not in response.text.split('data-role="fewest"')[1]  # the text is escaped
     assert len(page.select("div", aria_label="Fewest tokens of the text")) == 1

@@ -33,14 +33,14 @@ def token_list(ids: list[int], pieces: list[bytes], special_ids, ranges: list[tu
             "["
             + ",".join(
                 _token(token_id, piece, start, end, token_id in special_ids)
-                for token_id, piece, (start, end) in zip(ids, pieces, ranges)
+                for token_id, piece, (start, end) in zip(ids, pieces, ranges, strict=True)
             )
             + "]"
         )
     out = []
     append = out.append
     chars = 0
-    for token_id, piece in zip(ids, pieces):
+    for token_id, piece in zip(ids, pieces, strict=True):
         if piece.isascii():
             start = chars
             chars += len(piece)

@@ -17,6 +17,7 @@ import logging
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from starlette.requests import ClientDisconnect
 
@@ -185,7 +186,7 @@ async def send_error(send, status: int, code: str, message: str, headers: list |
 class BodyTimeout(TokenprismError):
     code = "body_timeout"
     status = 408
-    headers = {"Connection": "close"}
+    headers = MappingProxyType({"Connection": "close"})
 
 
 class BodyWatch:

@@ -25,12 +25,11 @@ from fastapi.responses import RedirectResponse, Response
 from app.errors import TokenprismError
 from app.inspect import search as vocab_search
 from app.inspect.cache import inspected
-from app.inspect.facts import merge_tree, same_in_one, same_in_names, token_facts
-from app.web.inspector import schemas
-from app.web.inspector import views
+from app.inspect.facts import merge_tree, same_in_names, same_in_one, token_facts
 from app.web.api import errors
 from app.web.deps import services
 from app.web.edge.json_body import dumps, finished_response, json_response
+from app.web.inspector import schemas, views
 from app.web.pages.common import base_context, is_htmx
 
 router = APIRouter()

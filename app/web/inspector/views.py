@@ -11,10 +11,9 @@ becomes nested dicts with that HTML; the stats become the bars of a small SVG ch
 from __future__ import annotations
 
 import re
-
 from urllib.parse import urlencode
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from app.inspect import search as vocab_search
 from app.inspect import undertrained

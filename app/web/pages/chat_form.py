@@ -23,9 +23,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from app.chat.messages import ChatMessage
 from app.chat.render import FORMATS, Rendered
 from app.errors import TextTooLarge, TokenprismError
-from app.chat.messages import ChatMessage
 from app.tokenizers.tokens import text_stats
 from app.web import engine_calls
 from app.web.engine_calls import Tokenized
@@ -262,7 +262,7 @@ class MessageRow:
 def message_rows(messages: list[ChatMessage], rendered: Rendered | None) -> list[MessageRow]:
     counts = rendered.message_counts() if rendered is not None else [0] * len(messages)
     rows = []
-    for index, (message, count) in enumerate(zip(messages, counts, strict=False)):
+    for index, (message, count) in enumerate(zip(messages, counts, strict=True)):
         text = " ".join((message.content or getattr(message, "calls_text", "")).split())
         preview = text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
         rows.append(MessageRow(index, message.role, message.name, preview, count))

@@ -27,19 +27,20 @@ from app.tokenizers.scripts import by_script, token_ranges
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
+from app.web.pages.budget_view import cheapest_first, cost_lines, rank_columns
 from app.web.pages.chat_form import (
     PageInput,
     chat_result,
     chat_view,
     focus_after,
     message_rows,
+    names_for,
     render_page_chat,
     reply_tokens,
     roles_for,
-    names_for,
 )
 from app.web.pages.chat_tools import ToolsBox, call_ids, check_size, takes_tools
-from app.web.pages.budget_view import cheapest_first, cost_lines, rank_columns
+from app.web.pages.chunk_view import ChunkMarks, chunk_marks
 from app.web.pages.common import (
     HEAD_SLACK,
     TYPING_FIELDS,
@@ -47,14 +48,13 @@ from app.web.pages.common import (
     canonical,
     form_flag,
     is_htmx,
+    model_named,
     name_directory,
     page_url,
     read_form,
-    model_named,
     respond,
     tokenizer_groups,
 )
-from app.web.pages.chunk_view import ChunkMarks, chunk_marks
 from app.web.pages.fewest_view import fewest_counts
 from app.web.pages.sample_notes import note_for
 from app.web.tokenview import build_view
@@ -173,7 +173,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         if state.cuts and not chat
         else frozenset()
     )
-    for name, item in zip(names, results, strict=False):
+    for name, item in zip(names, results, strict=True):
         entry = entries.get(name)
         column = Column(name=name, kind=entry.kind if entry else "", vocab_size=entry.vocab_size if entry else 0)
         if isinstance(item, TokenprismError):

@@ -44,8 +44,10 @@ def fewest_view(tokenizer, text: str, allow_special: bool, state_view: str, ws: 
     bpe_starts = _starts(found.bpe_pieces)
     own_starts = _starts(found.pieces[:head])
     bpe_set, own_set = set(bpe_starts), set(own_starts)
-    mine = frozenset(t.start for t, at in zip(tokens, own_starts) if at not in bpe_set)
-    theirs = frozenset(r[0] for r, at in zip(char_ranges(found.bpe_pieces), bpe_starts) if at not in own_set)
+    mine = frozenset(t.start for t, at in zip(tokens, own_starts, strict=True) if at not in bpe_set)
+    theirs = frozenset(
+        r[0] for r, at in zip(char_ranges(found.bpe_pieces), bpe_starts, strict=True) if at not in own_set
+    )
     view = build_view(
         text, tokens, state_view, ws, settings.render_tokens, found.ids, settings.max_response_tokens, cuts=mine
     )

@@ -13,24 +13,25 @@ from fastapi.responses import RedirectResponse
 from app.chat.render import format_note
 from app.errors import InvalidInput, TokenprismError
 from app.settings import Settings
-from app.tokenizers.tokens import parse_ids
 from app.tokenizers.registry import Registry
+from app.tokenizers.tokens import parse_ids
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
+from app.web.pages.budget_view import Budget, PlaygroundBudget, parse_reply, playground_model
 from app.web.pages.chat_form import (
     PageInput,
     chat_result,
     chat_view,
     focus_after,
     message_rows,
+    names_for,
     render_page_chat,
     reply_tokens,
     roles_for,
-    names_for,
 )
 from app.web.pages.chat_tools import ToolsBox, call_ids, takes_tools
-from app.web.pages.budget_view import Budget, PlaygroundBudget, parse_reply, playground_model
+from app.web.pages.chunk_view import NO_MARKS, chunk_marks
 from app.web.pages.common import (
     HEAD_SLACK,
     TYPING_FIELDS,
@@ -47,7 +48,6 @@ from app.web.pages.common import (
     respond,
     tokenizer_groups,
 )
-from app.web.pages.chunk_view import NO_MARKS, chunk_marks
 from app.web.pages.fewest_view import fewest_view
 from app.web.pages.sample_notes import note_for
 from app.web.tokenview import VIEWS, build_view, render_decoded

@@ -26,11 +26,13 @@ from app.bpe import replay
 from app.errors import InvalidInput, TokenprismError, excerpt
 from app.jobs import JobRunner, TrainSpec
 from app.jobs.spec import check_limits, check_spec, corpus_limit, preview
-from app.web.training import forms as train_forms
 from app.web.deps import services
+from app.web.edge.bodies import json_body_doc, read_json
 from app.web.edge.json_body import dumps
 from app.web.edge.security import LargeBody
+from app.web.schemas import ErrorResponse
 from app.web.tokenizer_store import check_write_access
+from app.web.training import forms as train_forms
 from app.web.training.schemas import (
     MAX_MERGES_LISTED,
     MergesResponse,
@@ -40,8 +42,6 @@ from app.web.training.schemas import (
     TrainPreviewResponse,
     TrainRequest,
 )
-from app.web.edge.bodies import json_body_doc, read_json
-from app.web.schemas import ErrorResponse
 
 log = logging.getLogger("tokenprism")
 router = APIRouter(prefix="/api", tags=["training"])

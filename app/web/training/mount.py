@@ -5,6 +5,8 @@ page.py, which it mounts. Left out: the routes themselves.
 
 from __future__ import annotations
 
+import contextlib
+
 from fastapi import FastAPI
 
 from app.errors import TokenprismError
@@ -16,10 +18,8 @@ def install(app: FastAPI) -> None:
     app.router.routes.extend([*jobs.router.routes, *page.router.routes])
 
     def start() -> None:
-        try:
+        with contextlib.suppress(TokenprismError):  # logged; every other page works
             jobs.runner_of(app)  # interrupts the jobs a dead server left, before any request reads them
-        except TokenprismError:
-            pass  # logged; every other page works
 
     def stop() -> None:
         runner = getattr(app.state, "job_runner", None)

@@ -22,10 +22,10 @@ from markupsafe import Markup
 from app.bpe import replay
 from app.errors import TokenprismError
 from app.tokenizers.tokens import clean_text, text_stats
-from app.web.pages.common import base_context, canonical, is_htmx, listed_entries, page_text, page_url
 from app.web.edge.json_body import finished_response
-from app.web.training.merge_counts import bar_width, sparkline
+from app.web.pages.common import base_context, canonical, is_htmx, listed_entries, page_text, page_url
 from app.web.tokenview import build_view, byte_label, render_text
+from app.web.training.merge_counts import bar_width, sparkline
 
 DEFAULT_TOKENIZER = "tokenprism_4k"
 MAX_SAMPLE_CHARS = 2_000
@@ -193,6 +193,7 @@ def render_replay(request: Request, settings, registry, state: ReplayState):
                             min(state.k + 10, total),
                             total,
                         ),
+                        strict=True,
                     )
                 ],
                 "playground_url": page_url("/", _Playground(model.name, text))[0],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from app.jobs.spec import MAX_DESCRIPTION_CHARS, MAX_DOCUMENTS, MAX_SPECIAL_TOKENS
 from app.web.schemas import Request, Response
