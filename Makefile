@@ -10,7 +10,7 @@ SWAGGER_VERSION := $(shell sed -n 's/.*"swagger-ui-dist": "\(.*\)".*/\1/p' packa
 HTMX := static/vendor/htmx-$(HTMX_VERSION).min.js
 SWAGGER := static/vendor/swagger-ui-$(SWAGGER_VERSION)
 
-.PHONY: setup run test test-fast browser wrk bench model-check clean
+.PHONY: setup run lint test test-fast browser wrk bench model-check clean
 
 LLAMA_FILES := tokenizers/llama3.tiktoken tokenizers/llama4.tiktoken
 
@@ -55,7 +55,12 @@ wrk:
 run: setup
 	$(BIN)/tokenprism serve --host $(HOST) --port $(PORT)
 
-test: setup browser
+# The tools that check us: ruff's lint (rules in pyproject.toml) and its formatter, the one style.
+lint: setup
+	$(BIN)/ruff check app tests bench setup.py
+	$(BIN)/ruff format --check app tests bench setup.py
+
+test: lint browser
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 test-fast: setup
