@@ -1,7 +1,8 @@
 """The one interface every tokenizer answers, whatever its backend.
 
 A backend implements `encode`, `id_to_bytes` and `has_id` (and may override
-`token_bytes` when it can produce all pieces faster, or `decode` to match a reference
+`token_bytes` when it can produce all pieces faster, `count`/`count_batch` when it can
+count without building what counting does not need, or `decode` to match a reference
 library). Everything the visualizer and the API need (`tokenize`, `tokens_for_ids`,
 id validation) is built here from those, once for all backends. No I/O happens here:
 files are read by `app.tokenizers.files`.
@@ -38,6 +39,15 @@ class Tokenizer(ABC):
     @abstractmethod
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
         """Ids for `text`. Special-token strings are plain text unless `allow_special`."""
+
+    def count(self, text: str, allow_special: bool = False) -> int:
+        """How many ids `encode` gives, without keeping them (a backend that can count
+        without building ids, offsets or strings overrides this)."""
+        return len(self.encode(text, allow_special))
+
+    def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
+        """`count` of each text (a backend with a batch encoder overrides this)."""
+        return [self.count(text, allow_special) for text in texts]
 
     @abstractmethod
     def id_to_bytes(self, token_id: int) -> bytes:
