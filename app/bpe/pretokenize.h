@@ -1,0 +1,34 @@
+/* The split patterns of the OpenAI-style tokenizers, in C: the contract between the
+ * pretokenizer (pretokenize.c) and the encoder that merges its chunks (_engine.c).
+ *
+ * Each family is one of the split patterns tokenprism's tiktoken-style tokenizers use
+ * (app/tokenizers/openai_encodings.py, app/backends/llama_backend.py, qwen_backend.py,
+ * tekken_backend.py). The chunks are exactly the matches the regex engine tiktoken runs
+ * (Rust's fancy-regex, Unicode classes) finds, in order; text no alternative matches
+ * cannot occur (every pattern ends in a catch-all).
+ *
+ * Left out: special tokens (the caller cuts the text around them first) and invalid
+ * UTF-8 (the caller gives the UTF-8 of a Python str without lone surrogates).
+ */
+#ifndef TOKENPRISM_PRETOKENIZE_H
+#define TOKENPRISM_PRETOKENIZE_H
+
+#include <stddef.h>
+
+typedef enum {
+    PRETOK_GPT2 = 0,   /* r50k_base (gpt2) */
+    PRETOK_CL100K = 1, /* cl100k_base, and llama3 when its pattern is the same */
+    PRETOK_O200K = 2,  /* o200k_base, o200k_harmony, llama4 */
+    PRETOK_QWEN = 3,   /* qwen3_6: cl100k's shape, one digit a chunk */
+    PRETOK_TEKKEN = 4, /* Mistral's Tekken files */
+    PRETOK_FAMILIES
+} pretok_family;
+
+/* Prepares the Unicode class tables; call once (at module init) before pretok_next. */
+void pretok_init(void);
+
+/* Where the chunk that starts at byte `i` of the UTF-8 text s[0..n) ends (i < n; the
+ * result is > i and <= n). Pure: reads only s; safe without the GIL and from any thread. */
+size_t pretok_next(pretok_family family, const unsigned char *s, size_t i, size_t n);
+
+#endif
