@@ -37,7 +37,7 @@ $(SWAGGER)/swagger-ui-bundle.js: node_modules/.package-lock.json
 # Meta's Llama tokenizer files are not redistributed: copied from the installed, pinned
 # llama-models package (a test extra) and checked by MANIFEST.tsv's sha256.
 $(LLAMA_FILES): $(VENV)/.installed tokenizers/MANIFEST.tsv
-	$(BIN)/python -m app.tokenizers.package_files
+	$(BIN)/python -m app.tokenizers.storage.package_files
 
 # Debian's Chromium for the browser tests (Playwright's own browser download cannot work offline).
 browser:

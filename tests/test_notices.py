@@ -14,7 +14,7 @@ from importlib import metadata
 import pytest
 
 from app.settings import REPO_ROOT
-from app.tokenizers.files import MANIFEST_NAME
+from app.tokenizers.storage.files import MANIFEST_NAME
 
 TOKENIZERS = REPO_ROOT / "tokenizers"
 NOTICES = REPO_ROOT / "THIRD_PARTY.md"

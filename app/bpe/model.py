@@ -31,8 +31,8 @@ from app.bpe.model_file import Header
 from app.errors import BadTokenId, InvalidInput, excerpt
 from app.tokenizers import chunks
 from app.tokenizers.base import Tokenizer
-from app.tokenizers.files import write_atomically
 from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN
+from app.tokenizers.storage.files import write_atomically
 
 try:
     from app.bpe import _core as _bpe_core

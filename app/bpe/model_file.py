@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.errors import TokenizerFileError
-from app.tokenizers.files import open_regular
+from app.tokenizers.storage.files import open_regular
 
 MAGIC = "tokenprism-bpe"
 VERSION = "v2"

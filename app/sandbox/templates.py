@@ -14,7 +14,7 @@ other template errors (undefined operations, sandbox refusals), ("large", why) p
 `limit_chars` of output, ("slow", why) past `budget_s` between two pieces of output,
 ("memory", why) past TEMPLATE_BYTES. A loop that emits nothing is stopped by the caller's
 wall clock (the runner kills the child). Compiled templates are kept (KEPT_TEMPLATES).
-The context (messages, tools, tokens) is plain JSON-like data made by app/chat/template_format.py.
+The context (messages, tools, tokens) is plain JSON-like data made by app/chat/formats/template_format.py.
 Left out: the `{% generation %}` tag (assistant masks).
 """
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.tokenizers.files import load_tiktoken_ranks, read_verified
+from app.tokenizers.storage.files import load_tiktoken_ranks, read_verified
 from app.tokenizers.openai_encodings import OPENAI_ENCODINGS
 from app.tokenizers.entry import Entry
 

@@ -37,15 +37,16 @@ from typing import NoReturn
 
 from app.bpe.model import BPETokenizer
 from app.chat.render import formats_for
-from app.chat.template_files import from_facts
+from app.chat.formats.template_files import from_facts
 from app.errors import InvalidInput, NameTaken, TokenizerFileError, UnknownTokenizer, excerpt
 from app.settings import Settings, get_settings
 from app.tokenizers import budget as memory
-from app.tokenizers import models, uploads
+from app.tokenizers import models
+from app.tokenizers.user import uploads
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.builtins import builtin_entries
 from app.tokenizers.entry import Entry
-from app.tokenizers.user_models import NAME_PATTERN, USER_MODEL_SUFFIX, UserModel, UserModels, check_name, identity_of
+from app.tokenizers.user.user_models import NAME_PATTERN, USER_MODEL_SUFFIX, UserModel, UserModels, check_name, identity_of
 
 __all__ = ["NAME_PATTERN", "USER_MODEL_SUFFIX", "Entry", "Registry", "check_name", "default_registry", "get_registry"]
 

@@ -27,12 +27,13 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from app.chat.formats.template_files import describe
 from app.chat.render import format_note, formats_of
-from app.chat.template_files import describe
 from app.chat.tools import chat_message, chat_texts, parse_tools
 from app.errors import BadTokenId, InvalidInput, TextTooLarge
-from app.tokenizers import models, shortest
-from app.tokenizers.scripts import by_script
+from app.tokenizers import models
+from app.tokenizers.lecture import shortest
+from app.tokenizers.lecture.scripts import by_script
 from app.tokenizers.tokens import char_ranges, text_and_ranges, text_stats
 from app.web import engine_calls, schemas
 from app.web.assets import swagger_paths
@@ -287,7 +288,7 @@ def _budgets(asked: list[tuple[str, str]], counts: dict[str, int], reply_tokens:
 
 
 def shortest_json(registry, settings, name: str, body: schemas.TokenizeRequest) -> str:
-    """/api/tokenize with `encoding: shortest` (app/tokenizers/shortest.py) as JSON text."""
+    """/api/tokenize with `encoding: shortest` (app/tokenizers/lecture/shortest.py) as JSON text."""
     if body.merges is not None:
         raise InvalidInput('"encoding": "shortest" uses the whole vocabulary; leave out "merges" or the encoding')
     text = engine_calls.check_text(body.text, settings)

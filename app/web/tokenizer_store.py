@@ -2,9 +2,9 @@
 
 POST /api/tokenizers (multipart: `file`, `name`, optional `kind`, `pattern`,
 `special_tokens` as JSON, `description`, `replace`, `chat_template`) checks the file in a
-limited child process (app/tokenizers/uploads.py) and stores it: 201 with the tokenizer's
+limited child process (app/tokenizers/user/uploads.py) and stores it: 201 with the tokenizer's
 facts. `chat_template` (a file or a text field: a tokenizer_config.json or a .jinja
-template, app/chat/template_files.py) gives the tokenizer the `template` chat format.
+template, app/chat/formats/template_files.py) gives the tokenizer the `template` chat format.
 DELETE /api/tokenizers/{name}: 204 for an added or trained tokenizer, 403 for a built-in.
 The page lists every tokenizer with an upload form and delete buttons; its forms post to
 /tokenizers and /tokenizers/{name}/delete, so it works without JavaScript.
@@ -31,9 +31,9 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
-from app.chat import template_files
+from app.chat.formats import template_files
 from app.errors import InvalidInput, TokenprismError, excerpt
-from app.tokenizers import uploads
+from app.tokenizers.user import uploads
 from app.web import schemas
 from app.web.deps import services
 from app.web.edge.json_body import dumps

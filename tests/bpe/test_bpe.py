@@ -22,8 +22,8 @@ from app.bpe import default_model
 from app.bpe import model_file as bpe_file
 from app.bpe.model import BPETokenizer, read_header
 from app.errors import InvalidInput, TokenizerFileError
-from app.tokenizers.files import load_tiktoken_ranks, read_verified
 from app.tokenizers.openai_encodings import CL100K_PATTERN, ENDOFTEXT, O200K_PATTERN, OPENAI_ENCODINGS
+from app.tokenizers.storage.files import load_tiktoken_ranks, read_verified
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 CL100K_SPECIALS = OPENAI_ENCODINGS["cl100k_base"].special_tokens

@@ -10,7 +10,7 @@ import pytest
 
 from app.errors import TokenizerFileError
 from app.settings import Settings
-from app.tokenizers.files import read_manifest, read_verified, write_atomically
+from app.tokenizers.storage.files import read_manifest, read_verified, write_atomically
 from app.tokenizers.registry import default_registry
 from tests.reference import TOKENIZER_DIR
 

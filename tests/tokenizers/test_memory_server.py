@@ -11,7 +11,7 @@ import pytest
 
 from app.local_server import start_server, stop_server
 from app.settings import Settings
-from app.tokenizers import uploads
+from app.tokenizers.user import uploads
 from tests.reference import TOKENIZER_DIR
 
 BUDGET_MB = 150

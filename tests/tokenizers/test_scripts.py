@@ -1,4 +1,4 @@
-"""Cost by script (app/tokenizers/scripts.py): labels, the token rule, exact sums, and /api/compare's by_script."""
+"""Cost by script (app/tokenizers/lecture/scripts.py): labels, the token rule, exact sums, and /api/compare's by_script."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 import httpx
 import pytest
 
-from app.tokenizers import scripts
+from app.tokenizers.lecture import scripts
 from tests.reference import BUILTIN_NAMES
 
 MIXED = ("Hello, world! 안녕하세요 세계. Привет, мир. Γειά σου. שלום. مرحبا. नमस्ते दुनिया. 你好世界 こんにちは カタカナ "

@@ -1,4 +1,4 @@
-"""Fewest tokens (app/tokenizers/shortest.py): valid, no longer than BPE, equal to a brute-force
+"""Fewest tokens (app/tokenizers/lecture/shortest.py): valid, no longer than BPE, equal to a brute-force
 shortest path on small texts, refused for SentencePiece, and bounded on a 500,000-character text."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 from app.bpe.model import BPETokenizer
 from app.errors import InvalidInput
-from app.tokenizers.shortest import fewest, plan_for, shortest, vocabulary
+from app.tokenizers.lecture.shortest import fewest, plan_for, shortest, vocabulary
 
 BPE_KINDS = ["gpt2", "cl100k_base", "o200k_base", "o200k_harmony", "mistral_tekken", "qwen3_6", "llama3",
              "llama4", "deepseek_v4", "tokenprism_4k"]

@@ -1,4 +1,4 @@
-"""Tokenizer files users bring (app/tokenizers/uploads.py, `tokenprism add/remove`): each kind
+"""Tokenizer files users bring (app/tokenizers/user/uploads.py, `tokenprism add/remove`): each kind
 is detected, checked in a real child process and stored, and then gives the reference ids;
 bad files (garbage, truncated, a parser that crashes, one that needs too much memory or
 time) are refused with a message naming the problem and leave nothing in the store."""
@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from app.errors import InvalidInput, TokenprismError
-from app.tokenizers import uploads
+from app.tokenizers.user import uploads
 from app.tokenizers.registry import default_registry
 from app.settings import Settings
 from tests.reference import TOKENIZER_DIR, reference_ids, stdlib_texts

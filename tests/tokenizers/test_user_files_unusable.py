@@ -16,7 +16,7 @@ from app.bpe.model import BPETokenizer
 from app.errors import TokenizerFileError
 from app.main import create_app
 from app.settings import Settings
-from app.tokenizers import uploads
+from app.tokenizers.user import uploads
 from app.tokenizers.registry import default_registry
 from tests.reference import BUILTIN_NAMES, TOKENIZER_DIR
 

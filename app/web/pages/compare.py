@@ -22,8 +22,8 @@ from app.chat.render import format_note
 from app.errors import TokenprismError
 from app.settings import Settings
 from app.tokenizers import models
+from app.tokenizers.lecture.scripts import by_script, token_ranges
 from app.tokenizers.registry import Registry
-from app.tokenizers.scripts import by_script, token_ranges
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
@@ -255,7 +255,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "asked_models": {n: canonical(registry, n) for n in state.tokenizers if model_named(registry, n) is not None},
         "error": error,
         "stats": stats,
-        "script_rows": script_rows,  # cost by script (app/tokenizers/scripts.py), text mode only
+        "script_rows": script_rows,  # cost by script (app/tokenizers/lecture/scripts.py), text mode only
         "cut_count": len(cuts) if state.cuts and not chat and counted else None,
         "chat_rows": message_rows(state.messages, None) if chat else [],
         "chat_counts": {c.name: c.result.rendered.message_counts() for c in counted} if chat else {},

@@ -1,5 +1,5 @@
 """Whose each token of a rendered chat template is: a message's content, a message's framing,
-the tools', or the reply priming (app/chat/template_format.py renders and makes the parts).
+the tools', or the reply priming (app/chat/formats/template_format.py renders and makes the parts).
 
 A template is code: it may reorder, trim, escape or drop what it is given, so the parts are
 found in its text, not known; the rules (approximate where a template is unusual):

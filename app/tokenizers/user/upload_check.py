@@ -29,7 +29,7 @@ def main() -> int:
     from app.bpe.split import PROBE_TEXT
     from app.errors import TokenprismError
     from app.sandbox.runner import run_inline
-    from app.tokenizers.uploads import build, vocab_refusal
+    from app.tokenizers.user.uploads import build, vocab_refusal
 
     run_inline()
     try:
@@ -67,7 +67,7 @@ def check_huggingface(data: bytes, max_vocab: int) -> None:
     from app.errors import InvalidInput
     from app.errors import excerpt
     from app.sandbox.backtrack import probe_problem, shape_problem
-    from app.tokenizers.uploads import vocab_refusal
+    from app.tokenizers.user.uploads import vocab_refusal
 
     try:
         config = json.loads(data)

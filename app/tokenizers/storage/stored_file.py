@@ -14,7 +14,7 @@ from pathlib import Path
 
 from app.errors import TokenizerFileError
 from app.settings import get_settings
-from app.tokenizers.files import open_regular
+from app.tokenizers.storage.files import open_regular
 
 KINDS = ("huggingface", "tiktoken", "sentencepiece", "bpe")
 MAX_FACTS_BYTES = 1 << 20  # the first line; special tokens can be many
@@ -33,7 +33,7 @@ class Facts:
     added: str  # ISO 8601, UTC
     pattern: str | None = None  # tiktoken only: an uploads.PATTERN_NAMES name or a regex
     special_tokens: dict[str, int] = field(default_factory=dict)  # tiktoken only
-    chat_template: dict | None = None  # given with the file: app.chat.template_files.to_facts
+    chat_template: dict | None = None  # given with the file: app.chat.formats.template_files.to_facts
 
 
 def read_facts(path: Path) -> Facts:

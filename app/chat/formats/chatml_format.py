@@ -9,7 +9,7 @@ Tools: OpenAI publishes no rendering of them, only the prompt tokens its API rep
 format follows the rule that reproduces those counts (gpt-tokenizer's published cases, gpt-4o,
 o200k_base; openai-chat-tokens', gpt-3.5-turbo, cl100k_base: tests/chat/chatml_tool_cases.json),
 and draws it as parts whose tokens number what the rule counts:
-- the definitions, `namespace functions {...}` (app/chat/chatml_functions.py) encoded on its
+- the definitions, `namespace functions {...}` (app/chat/formats/chatml_functions.py) encoded on its
   own after the header "# Tools: functions\\n\\n", close the first system message, whose content
   first gains a "\\n" unless empty or ending in one; without a system message they are a system
   message of their own before the first message;
@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from app.chat.chatml_functions import namespace_text
+from app.chat.formats.chatml_functions import namespace_text
 from app.chat.messages import ChatMessage, Tool
 from app.chat.rendered import Part, Rendered
 from app.errors import InvalidInput, excerpt

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from app.errors import InvalidInput, TokenizerFileError, TokenprismError, excerpt
 from app.bpe import model_file as bpe_file
-from app.tokenizers.stored_file import read_facts, stored_limit
+from app.tokenizers.storage.stored_file import read_facts, stored_limit
 
 USER_MODEL_SUFFIX = ".bpe"
 UPLOAD_SUFFIX = ".tokenizer"  # uploads.py writes these

@@ -31,8 +31,8 @@ import regex
 
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
-from app.tokenizers.shortest_hf import hf_plan
-from app.tokenizers.shortest_plan import APPLIES_TO, Plan, Vocabulary, vocabulary
+from app.tokenizers.lecture.shortest_hf import hf_plan
+from app.tokenizers.lecture.shortest_plan import APPLIES_TO, Plan, Vocabulary, vocabulary
 
 __all__ = ["APPLIES_TO", "Plan", "Shortest", "Vocabulary", "fewest", "plan_for", "shortest", "vocabulary"]
 

@@ -23,13 +23,13 @@ memory; a template that does not parse, loops, grows too large or calls
 the line. `check_template(source)` is the parse check an upload makes. `call` blocks:
 callers run on worker threads.
 
-Parts (app/chat/template_parts.py says how they are found): every special token is a part of
+Parts (app/chat/formats/template_parts.py says how they are found): every special token is a part of
 its own; each message's content and its calls' arguments are its content, the framing around
 them its own or the next message's; with tools, the template is rendered a second time
 without them and the tokens the tools add are the tools' (`tools=True`, no message).
 Left out: documents, `{% generation %}` masks, continuing a final message, a tool's `strict`
 flag and the order of keys as sent (the template gets them in the order above).
-Templates come from files users add: app/chat/template_files.py reads them.
+Templates come from files users add: app/chat/formats/template_files.py reads them.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from app.chat import template_parts
+from app.chat.formats import template_parts
 from app.chat.messages import ChatMessage, Tool
 from app.chat.rendered import Part, Rendered
 from app.errors import InvalidInput

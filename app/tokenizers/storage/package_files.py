@@ -2,7 +2,7 @@
 `tokenizer.model` files, Llama Materials under the Meta Llama 3 and Llama 4 Community
 Licenses, which come with the pinned PyPI package `llama-models==0.3.0` (a test extra).
 
-`make setup` runs `python -m app.tokenizers.package_files`: each file is copied from the
+`make setup` runs `python -m app.tokenizers.storage.package_files`: each file is copied from the
 installed package into tokenizers/ (git ignores the copies), checked against its sha256 in
 MANIFEST.tsv and written atomically. The package is found with `importlib.util.find_spec`
 (its code is never imported or run, here or at run time). A missing copy is a
@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 from app.settings import get_settings
-from app.tokenizers.files import read_manifest, write_atomically
-from app.tokenizers.package_list import PACKAGE_FILES, PINNED, missing_hint
+from app.tokenizers.storage.files import read_manifest, write_atomically
+from app.tokenizers.storage.package_list import PACKAGE_FILES, PINNED, missing_hint
 
 __all__ = ["PACKAGE_FILES", "PINNED", "copy_all", "missing_hint", "package_file"]
 

@@ -6,7 +6,7 @@ How a chat maps onto openai-harmony's messages (and so what we render):
   Author.new(role, name), content)`: `<|start|>` role[`:`name] `<|message|>` content `<|end|>`;
 - tools go in a developer message as `DeveloperContent.new().with_instructions(content)
   .with_function_tools([...])` renders them: "# Instructions\\n\\n" content "\\n\\n" then the
-  `# Tools` section (app/chat/harmony_schema.py). The chat's first developer message takes
+  `# Tools` section (app/chat/formats/harmony_schema.py). The chat's first developer message takes
   them; a chat without one gets a developer message holding only the tools, after its
   leading system messages, as gpt-oss prompts are laid out (system, developer, then the talk);
 - an assistant message's tool calls are one message each after its text (the text message is
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from app.chat.harmony_schema import tools_section
+from app.chat.formats.harmony_schema import tools_section
 from app.chat.messages import ChatMessage, Tool
 from app.chat.rendered import Part, Rendered, encoded_parts
 from app.errors import InvalidInput, excerpt

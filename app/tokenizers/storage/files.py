@@ -24,7 +24,7 @@ from typing import BinaryIO
 
 from app.errors import TokenizerFileError
 from app.settings import get_settings
-from app.tokenizers.package_list import missing_hint
+from app.tokenizers.storage.package_list import missing_hint
 
 MANIFEST_NAME = "MANIFEST.tsv"
 

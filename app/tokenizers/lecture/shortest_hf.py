@@ -1,4 +1,4 @@
-"""The fewest-tokens plan (app/tokenizers/shortest.py) of a Hugging Face tokenizer.json.
+"""The fewest-tokens plan (app/tokenizers/lecture/shortest.py) of a Hugging Face tokenizer.json.
 
 Only a byte-level BPE file applies: its model is BPE with no continuing-subword prefix or
 end-of-word suffix, and its pre-tokenizer includes ByteLevel, so every vocabulary entry
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from app.errors import InvalidInput
-from app.tokenizers.shortest_plan import APPLIES_TO, Plan, vocabulary
+from app.tokenizers.lecture.shortest_plan import APPLIES_TO, Plan, vocabulary
 
 
 def hf_plan(tokenizer) -> Plan:

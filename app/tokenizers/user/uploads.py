@@ -5,7 +5,7 @@ pattern and special tokens given alongside), a SentencePiece `.model`, and our `
 kind is detected from the content when not given.
 
 A file is hostile until checked. `check` copies it to a temp file and runs
-`app.tokenizers.upload_check` on it in a child process that first limits its own memory
+`app.tokenizers.user.upload_check` on it in a child process that first limits its own memory
 and CPU time, and is killed after CHECK_WALL_S: a parser that crashes (sentencepiece has had
 model-parsing CVEs), loops or eats memory takes down only the child. At most
 MAX_CONCURRENT_CHECKS run at once; more is a 503. The child checks the regexes a Hugging
@@ -38,9 +38,9 @@ from pathlib import Path
 from app import sandbox
 from app.errors import InvalidInput, TokenizerFileError, TokenprismError, excerpt
 from app.tokenizers.base import Tokenizer
-from app.tokenizers.files import open_regular, write_atomically
-from app.tokenizers.stored_file import KINDS, MAX_FACTS_BYTES, Facts, read_facts, read_stored, stored_limit
-from app.tokenizers.user_models import UPLOAD_SUFFIX, USER_MODEL_SUFFIX, check_name, name_lock
+from app.tokenizers.storage.files import open_regular, write_atomically
+from app.tokenizers.storage.stored_file import KINDS, MAX_FACTS_BYTES, Facts, read_facts, read_stored, stored_limit
+from app.tokenizers.user.user_models import UPLOAD_SUFFIX, USER_MODEL_SUFFIX, check_name, name_lock
 
 __all__ = ["KINDS", "MAX_FACTS_BYTES", "Facts", "build", "check", "detect_kind", "read_facts", "read_stored", "remove",
            "store", "stored_limit"]
@@ -50,7 +50,7 @@ CHECK_WALL_S = 60.0
 CHECK_CPU_S = 45
 CHECK_MEMORY_BYTES = 4 << 30  # address space of the child; the o200k vocabulary needs ~1 GB
 MAX_CONCURRENT_CHECKS = 2
-CHECK_MODULE = "app.tokenizers.upload_check"  # what the child runs (tests point it at one that crashes)
+CHECK_MODULE = "app.tokenizers.user.upload_check"  # what the child runs (tests point it at one that crashes)
 MAX_SPECIAL_TOKENS = 10_000
 MAX_STORED = 100  # added tokenizers in one data directory
 MAX_STORED_BYTES = 4 << 30  # their files together
@@ -92,7 +92,7 @@ def build(kind: str, data: bytes, name: str, description: str, pattern: str | No
 
         return HuggingFaceTokenizer(name, description, data)
     if kind == "tiktoken":
-        from app.tokenizers.files import parse_tiktoken_ranks
+        from app.tokenizers.storage.files import parse_tiktoken_ranks
         from app.tokenizers.openai_encodings import OpenAIEncoding
         from app.backends.tiktoken_backend import TiktokenTokenizer
 
@@ -142,7 +142,7 @@ def check(data: bytes, name: str, description: str, kind: str | None = None, pat
           max_vocab: int | None = None, chat_template: dict | None = None) -> tuple[Facts, bytes]:
     """Check a user's file in a limited child process; its facts and the bytes to store. A vocabulary
     over `max_vocab` entries (default: the max_upload_vocab setting) is refused. `chat_template`
-    (checked already, see app/chat/template_files.py) is kept in the facts."""
+    (checked already, see app/chat/formats/template_files.py) is kept in the facts."""
     if max_vocab is None:
         from app.settings import get_settings
 

@@ -1,4 +1,4 @@
-"""Tools in the `mistral` format (app/chat/mistral_format.py), as mistral-common 1.13.1's v3
+"""Tools in the `mistral` format (app/chat/formats/mistral_format.py), as mistral-common 1.13.1's v3
 instruct tokenizer writes them (mistral_v3 and mistral_tekken; mistral_v1 has none), and the
 checks its request validator makes first, each a 422 naming the problem.
 

@@ -21,7 +21,7 @@ What mistral-common 1.13.1 does with messages (system, user, assistant, tool) an
   `[AVAILABLE_TOOLS]` definitions `[/AVAILABLE_TOOLS]` just before the last user turn's
   `[INST]` (in no message, marked tools); an assistant turn with calls is `[TOOL_CALLS]`
   their JSON `</s>`; each tool message is a turn of its own, `[TOOL_RESULTS]` JSON
-  `[/TOOL_RESULTS]`. The JSON and mistral-common's checks are app/chat/mistral_tools.py's; the
+  `[/TOOL_RESULTS]`. The JSON and mistral-common's checks are app/chat/formats/mistral_tools.py's; the
   special ids differ between the two (TOOL_IDS).
 
 Each encode call covers one string built from pieces (framing text, system prompts, message
@@ -35,8 +35,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from app.chat.formats.mistral_tools import Piece, calls, check_chat, check_tools, definitions, result
 from app.chat.messages import ChatMessage, Tool
-from app.chat.mistral_tools import Piece, calls, check_chat, check_tools, definitions, result
 from app.chat.rendered import Part, Rendered, encoded_parts
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 
-from app.chat.template_format import ChatTemplate, check_template
+from app.chat.formats.template_format import ChatTemplate, check_template
 from app.errors import InvalidInput, excerpt
 
 MAX_FILE_BYTES = 4 << 20  # a tokenizer_config.json lists every added token: Gemma 3's is over 1 MB
