@@ -22,8 +22,9 @@ from app.cli.progress import Progress
 from app.corpus.runner import make_runner
 from app.corpus.sources import open_plan
 from app.corpus.training import chunk_counts
+from app.errors import NameTaken
 from app.jobs import JobRunner, TrainSpec
-from app.jobs.spec import NameTaken, check_spec
+from app.jobs.spec import check_spec
 from app.settings import get_settings
 from app.tokenizers.registry import get_registry
 

@@ -36,9 +36,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from app.errors import TokenprismError
+from app.errors import NameTaken, TokenprismError
 from app.jobs import child, owners
-from app.jobs.spec import NameTaken, TrainSpec
+from app.jobs.spec import TrainSpec
 from app.jobs.store import ACTIVE, MAX_KEPT, JobStore, public
 from app.jobs.work import name_taken, remove_temps, saved, taken_message, train_and_save
 

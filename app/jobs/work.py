@@ -23,8 +23,8 @@ from pathlib import Path
 
 from app.bpe.model import PATTERNS, BPETokenizer
 from app.bpe.train import OnMerge
-from app.errors import TokenprismError
-from app.jobs.spec import NameTaken, TrainSpec
+from app.errors import NameTaken, TokenprismError
+from app.jobs.spec import TrainSpec
 from app.tokenizers.storage.files import write_atomically
 from app.tokenizers.user.user_models import UPLOAD_SUFFIX, USER_MODEL_SUFFIX, name_lock, remove_stale_temps
 
