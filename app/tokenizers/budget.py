@@ -39,8 +39,16 @@ from dataclasses import dataclass, field
 MB = 1 << 20
 # Bytes per id, about 80% of what each part measured on the built-ins (docs/serving.md, "Scale"):
 # a tokenizer by kind, then the index, its substring tables, its decoded texts, a lineage.
-PER_ID = {"tiktoken": 320, "huggingface": 550, "sentencepiece": 190, "bpe": 240,
-          "index": 16, "tables": 40, "lineage": 10, "sentencepiece-lineage": 260}
+PER_ID = {
+    "tiktoken": 320,
+    "huggingface": 550,
+    "sentencepiece": 190,
+    "bpe": 240,
+    "index": 16,
+    "tables": 40,
+    "lineage": 10,
+    "sentencepiece-lineage": 260,
+}
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 

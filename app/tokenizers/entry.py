@@ -26,5 +26,10 @@ class Entry:
     chat_template: bool = False  # it was added with a chat template (the `template` chat format)
 
     def info(self) -> dict:
-        return {"name": self.name, "kind": self.kind, "vocab_size": self.vocab_size, "description": self.description,
-                "models": models.models_for(self.name)}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "vocab_size": self.vocab_size,
+            "description": self.description,
+            "models": models.models_for(self.name),
+        }

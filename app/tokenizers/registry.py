@@ -36,17 +36,24 @@ from pathlib import Path
 from typing import NoReturn
 
 from app.bpe.model import BPETokenizer
-from app.chat.render import formats_for
 from app.chat.formats.template_files import from_facts
+from app.chat.render import formats_for
 from app.errors import InvalidInput, NameTaken, TokenizerFileError, UnknownTokenizer, excerpt
 from app.settings import Settings, get_settings
 from app.tokenizers import budget as memory
 from app.tokenizers import models
-from app.tokenizers.user import uploads
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.builtins import builtin_entries
 from app.tokenizers.entry import Entry
-from app.tokenizers.user.user_models import NAME_PATTERN, USER_MODEL_SUFFIX, UserModel, UserModels, check_name, identity_of
+from app.tokenizers.user import uploads
+from app.tokenizers.user.user_models import (
+    NAME_PATTERN,
+    USER_MODEL_SUFFIX,
+    UserModel,
+    UserModels,
+    check_name,
+    identity_of,
+)
 
 __all__ = ["NAME_PATTERN", "USER_MODEL_SUFFIX", "Entry", "Registry", "check_name", "default_registry", "get_registry"]
 
@@ -94,11 +101,15 @@ class Registry:
         if target in self._entries or target in self._user():
             return target
         self._refuse_unusable(target)
-        raise UnknownTokenizer(name, self.names(), message=(
-            f"model {excerpt(name)} needs the {model.tokenizer} tokenizer, which tokenprism does not ship; use a model "
-            f"whose tokenizer is available (GET /api/models), a tokenizer from GET /api/tokenizers, "
-            f"or add a {model.tokenizer} file of your own (POST /api/tokenizers)"
-        ))
+        raise UnknownTokenizer(
+            name,
+            self.names(),
+            message=(
+                f"model {excerpt(name)} needs the {model.tokenizer} tokenizer, which tokenprism does not ship; use a model "
+                f"whose tokenizer is available (GET /api/models), a tokenizer from GET /api/tokenizers, "
+                f"or add a {model.tokenizer} file of your own (POST /api/tokenizers)"
+            ),
+        )
 
     def has(self, name: str) -> bool:
         """Whether `name` is a usable tokenizer name or alias (model names are not looked up)."""
@@ -270,17 +281,26 @@ def _user_entry(model: UserModel) -> Entry:
     def build() -> Tokenizer:
         if model.added:  # NAME.tokenizer, checked when it was added (uploads.py)
             facts, data = uploads.read_stored(model.path)
-            tokenizer = uploads.build(facts.kind, data, model.name, facts.description, facts.pattern,
-                                      facts.special_tokens)
+            tokenizer = uploads.build(
+                facts.kind, data, model.name, facts.description, facts.pattern, facts.special_tokens
+            )
             if facts.chat_template is not None:
                 tokenizer.chat_template = from_facts(facts.chat_template)
             return tokenizer
         return BPETokenizer.load(model.path, name=model.name)
 
     header = model.header
-    return Entry(model.name, model.kind, header.vocab_size, header.description, build,
-                 version=model.identity, user=True, path=model.path,
-                 chat_template=getattr(model.facts, "chat_template", None) is not None)
+    return Entry(
+        model.name,
+        model.kind,
+        header.vocab_size,
+        header.description,
+        build,
+        version=model.identity,
+        user=True,
+        path=model.path,
+        chat_template=getattr(model.facts, "chat_template", None) is not None,
+    )
 
 
 def default_registry(settings: Settings) -> Registry:

@@ -31,19 +31,91 @@ from app.tokenizers.tokens import char_ranges
 COMMON, EMOJI, OTHER = "Common", "Emoji", "Other"
 _INHERITED = ""  # takes the label of the character before it
 # Scripts with a label of their own (Unicode long names); all others are "Other".
-_SCRIPTS = (
-    "Latin Cyrillic Greek Armenian Georgian Hebrew Arabic Syriac Thaana Nko Devanagari Bengali Gurmukhi Gujarati "
-    "Oriya Tamil Telugu Kannada Malayalam Sinhala Thai Lao Tibetan Myanmar Khmer Ethiopic Cherokee "
-    "Canadian_Aboriginal Mongolian Han Hiragana Katakana Hangul Bopomofo Yi Tifinagh Javanese Balinese Sundanese "
-    "Ol_Chiki Tai_Le New_Tai_Lue Tai_Tham Tai_Viet Adlam Vai Bamum Lisu Meetei_Mayek Chakma Cham Tagalog Buginese "
-    "Braille Runic Ogham Gothic Coptic Glagolitic Samaritan Mandaic Limbu Lepcha Saurashtra Kayah_Li Rejang Batak "
-    "Osage Hanifi_Rohingya Wancho Nyiakeng_Puachue_Hmong Pahawh_Hmong Miao Yezidi Deseret Shavian"
-).split()
+_SCRIPTS = [
+    "Latin",
+    "Cyrillic",
+    "Greek",
+    "Armenian",
+    "Georgian",
+    "Hebrew",
+    "Arabic",
+    "Syriac",
+    "Thaana",
+    "Nko",
+    "Devanagari",
+    "Bengali",
+    "Gurmukhi",
+    "Gujarati",
+    "Oriya",
+    "Tamil",
+    "Telugu",
+    "Kannada",
+    "Malayalam",
+    "Sinhala",
+    "Thai",
+    "Lao",
+    "Tibetan",
+    "Myanmar",
+    "Khmer",
+    "Ethiopic",
+    "Cherokee",
+    "Canadian_Aboriginal",
+    "Mongolian",
+    "Han",
+    "Hiragana",
+    "Katakana",
+    "Hangul",
+    "Bopomofo",
+    "Yi",
+    "Tifinagh",
+    "Javanese",
+    "Balinese",
+    "Sundanese",
+    "Ol_Chiki",
+    "Tai_Le",
+    "New_Tai_Lue",
+    "Tai_Tham",
+    "Tai_Viet",
+    "Adlam",
+    "Vai",
+    "Bamum",
+    "Lisu",
+    "Meetei_Mayek",
+    "Chakma",
+    "Cham",
+    "Tagalog",
+    "Buginese",
+    "Braille",
+    "Runic",
+    "Ogham",
+    "Gothic",
+    "Coptic",
+    "Glagolitic",
+    "Samaritan",
+    "Mandaic",
+    "Limbu",
+    "Lepcha",
+    "Saurashtra",
+    "Kayah_Li",
+    "Rejang",
+    "Batak",
+    "Osage",
+    "Hanifi_Rohingya",
+    "Wancho",
+    "Nyiakeng_Puachue_Hmong",
+    "Pahawh_Hmong",
+    "Miao",
+    "Yezidi",
+    "Deseret",
+    "Shavian",
+]
 _LABEL = {"Hiragana": "Hiragana/Katakana", "Katakana": "Hiragana/Katakana", "Nko": "N'Ko"}
-_GROUPS = [("emoji", EMOJI, r"[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}&&[^\x00-\u1fff]]"),
-           *((f"s{i}", _LABEL.get(name, name.replace("_", " ")), rf"\p{{Script={name}}}")
-             for i, name in enumerate(_SCRIPTS)),
-           ("inherited", _INHERITED, r"\p{Script=Inherited}"), ("common", COMMON, r"\p{Script=Common}")]
+_GROUPS = [
+    ("emoji", EMOJI, r"[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}&&[^\x00-\u1fff]]"),
+    *((f"s{i}", _LABEL.get(name, name.replace("_", " ")), rf"\p{{Script={name}}}") for i, name in enumerate(_SCRIPTS)),
+    ("inherited", _INHERITED, r"\p{Script=Inherited}"),
+    ("common", COMMON, r"\p{Script=Common}"),
+]
 _PATTERN = regex.compile("|".join(f"(?P<{key}>{pattern})" for key, _, pattern in _GROUPS), regex.V1)
 _LABEL_OF_GROUP = {key: label for key, label, _ in _GROUPS}
 _cache: dict[str, str] = {}
@@ -106,8 +178,14 @@ class ScriptTally:
         for label in order:
             chars = self.characters[label]
             tokens = {name: self.tokens.get(name, Counter())[label] for name in self.names}
-            rows.append({"script": label, "characters": chars, "tokens": tokens,
-                         "tokens_per_character": {name: n / chars for name, n in tokens.items()}})
+            rows.append(
+                {
+                    "script": label,
+                    "characters": chars,
+                    "tokens": tokens,
+                    "tokens_per_character": {name: n / chars for name, n in tokens.items()},
+                }
+            )
         return rows
 
 

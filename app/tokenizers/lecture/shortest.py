@@ -21,6 +21,7 @@ should become their single source when both are merged.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import unicodedata
 import weakref
@@ -53,7 +54,7 @@ class Shortest:
         make, a range that is not one token in both."""
         mine, theirs = _cuts(self.pieces), _cuts(self.bpe_pieces)
         common = sorted(mine & theirs)
-        return [(a, b) for a, b in zip(common, common[1:]) if not (_single(mine, a, b) and _single(theirs, a, b))]
+        return [(a, b) for a, b in itertools.pairwise(common) if not (_single(mine, a, b) and _single(theirs, a, b))]
 
 
 def _cuts(pieces: list[bytes]) -> set[int]:
@@ -82,7 +83,7 @@ def shortest(tokenizer: Tokenizer, text: str, allow_special: bool = False) -> Sh
         bpe_ids += block_ids
         bpe_pieces += pieces
         data, start, at = block.encode("utf-8"), 0, 0
-        for token_id, piece in zip(block_ids, pieces):
+        for token_id, piece in zip(block_ids, pieces, strict=True):
             if token_id in plan.atomic:
                 ids += _spell(plan, data[start:at], memo, tokenizer.name)
                 ids.append(token_id)
@@ -93,15 +94,20 @@ def shortest(tokenizer: Tokenizer, text: str, allow_special: bool = False) -> Sh
     if normalized != text:
         from app.backends.nfc import nfc_pieces
 
-        own, bpe_pieces = nfc_pieces(text, normalized, own), nfc_pieces(text, normalized, tokenizer.token_bytes(bpe_ids))
+        own, bpe_pieces = (
+            nfc_pieces(text, normalized, own),
+            nfc_pieces(text, normalized, tokenizer.token_bytes(bpe_ids)),
+        )
     elif b"".join(own) != text.encode("utf-8"):  # a special id with several names: its name in the text
         own = _with_text_names(own, ids, plan.atomic, bpe_ids, bpe_pieces)
     return Shortest(text, ids, own, bpe_ids, bpe_pieces)
 
 
-def _with_text_names(own: list[bytes], ids: list[int], atomic, bpe_ids: list[int], bpe_pieces: list[bytes]) -> list[bytes]:
-    names = iter(piece for token_id, piece in zip(bpe_ids, bpe_pieces) if token_id in atomic)
-    return [next(names) if token_id in atomic else piece for token_id, piece in zip(ids, own)]
+def _with_text_names(
+    own: list[bytes], ids: list[int], atomic, bpe_ids: list[int], bpe_pieces: list[bytes]
+) -> list[bytes]:
+    names = iter(piece for token_id, piece in zip(bpe_ids, bpe_pieces, strict=True) if token_id in atomic)
+    return [next(names) if token_id in atomic else piece for token_id, piece in zip(ids, own, strict=True)]
 
 
 def _spell(plan: Plan, data: bytes, memo: dict[bytes, list[int]], name: str) -> list[int]:
@@ -111,8 +117,9 @@ def _spell(plan: Plan, data: bytes, memo: dict[bytes, list[int]], name: str) -> 
     text = data.decode("utf-8")
     chunks = plan.split(text)
     if "".join(chunks) != text:
-        raise InvalidInput(f"{name}'s chunks do not cover this text, so it has no fewest-token encoding; "
-                           "use another tokenizer")
+        raise InvalidInput(
+            f"{name}'s chunks do not cover this text, so it has no fewest-token encoding; use another tokenizer"
+        )
     ids: list[int] = []
     for chunk in chunks:
         chunk_bytes = chunk.encode("utf-8")
@@ -171,10 +178,15 @@ def _build(tokenizer: Tokenizer) -> Plan:
     if isinstance(tokenizer, BPETokenizer):
         return _bpe_plan(tokenizer)
     if isinstance(tokenizer, TiktokenTokenizer):
-        plan = Plan(vocabulary({piece: rank for rank, piece in enumerate(tokenizer.pieces)}),
-                    _regex_split(tokenizer.pattern), tokenizer.special_ids)
+        plan = Plan(
+            vocabulary({piece: rank for rank, piece in enumerate(tokenizer.pieces)}),
+            _regex_split(tokenizer.pattern),
+            tokenizer.special_ids,
+        )
         if isinstance(tokenizer, QwenTokenizer):
-            return Plan(plan.vocabulary, plan.split, plan.atomic, normalize=lambda text: unicodedata.normalize("NFC", text))
+            return Plan(
+                plan.vocabulary, plan.split, plan.atomic, normalize=lambda text: unicodedata.normalize("NFC", text)
+            )
         if isinstance(tokenizer, LlamaTokenizer):
             return Plan(plan.vocabulary, plan.split, plan.atomic, blocks=_llama_blocks)
         return plan
@@ -182,9 +194,11 @@ def _build(tokenizer: Tokenizer) -> Plan:
         return Plan(vocabulary(tokenizer.regular_tokens()), _regex_split(tokenizer.pattern), tokenizer.special_ids)
     if isinstance(tokenizer, HuggingFaceTokenizer):
         return hf_plan(tokenizer)
-    raise InvalidInput(f"fewest tokens applies to {APPLIES_TO}; {tokenizer.name} is a {tokenizer.kind} "
-                       "tokenizer, which does not merge byte pairs; choose another tokenizer",
-                       code="shortest_not_applicable")
+    raise InvalidInput(
+        f"fewest tokens applies to {APPLIES_TO}; {tokenizer.name} is a {tokenizer.kind} "
+        "tokenizer, which does not merge byte pairs; choose another tokenizer",
+        code="shortest_not_applicable",
+    )
 
 
 def _bpe_plan(tokenizer) -> Plan:
@@ -210,7 +224,7 @@ def _llama_blocks(text: str) -> list[str]:
     from app.backends.llama_backend import cut_points
 
     bounds = [0, *cut_points(text), len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])] or [text]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)] or [text]
 
 
 def char_spans(data: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

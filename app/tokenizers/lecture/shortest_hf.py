@@ -20,12 +20,18 @@ def hf_plan(tokenizer) -> Plan:
     library = tokenizer.library  # the backend's tokenizers.Tokenizer, special-token strings as text
     model = json.loads(library.model.__getstate__())
     steps = _pre_tokenizer_steps(library)
-    if model.get("type") != "BPE" or "ByteLevel" not in steps or model.get("continuing_subword_prefix") \
-            or model.get("end_of_word_suffix"):
+    if (
+        model.get("type") != "BPE"
+        or "ByteLevel" not in steps
+        or model.get("continuing_subword_prefix")
+        or model.get("end_of_word_suffix")
+    ):
         raise InvalidInput(
             f"fewest tokens applies to {APPLIES_TO}; {tokenizer.name}'s tokenizer.json is a "
             f"{model.get('type')} model with pre-tokenizer {', '.join(steps) or 'none'}, not byte-level BPE; "
-            "choose another tokenizer", code="shortest_not_applicable")
+            "choose another tokenizer",
+            code="shortest_not_applicable",
+        )
     from app.backends.huggingface_backend import unbyte  # the library loads only when a file needs it
 
     tokens: dict[bytes, int] = {}
@@ -36,8 +42,10 @@ def hf_plan(tokenizer) -> Plan:
 
     def split(text: str) -> list[str]:
         if normalizer is not None and normalizer.normalize_str(text) != text:
-            raise InvalidInput(f"{tokenizer.name}'s normalizer changes this text, so its fewest-token encoding "
-                               "would not spell what you typed; use another tokenizer")
+            raise InvalidInput(
+                f"{tokenizer.name}'s normalizer changes this text, so its fewest-token encoding "
+                "would not spell what you typed; use another tokenizer"
+            )
         return [text[start:end] for _, (start, end) in pre_tokenizer.pre_tokenize_str(text)]
 
     added = frozenset(library.get_added_tokens_decoder())

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 APPLIES_TO = "tokenprism's own BPE, the tiktoken vocabularies and Hugging Face byte-level BPE"
 
 
-
 @dataclass(frozen=True)
 class Vocabulary:
     """Every prefix of every regular token -> the token's id, or -1 for a prefix only."""

@@ -36,7 +36,7 @@ def read_manifest(tokenizer_dir: Path) -> dict[str, str]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as error:
-        raise TokenizerFileError(f"cannot read {path}: {error.strerror}; restore it from the repository")
+        raise TokenizerFileError(f"cannot read {path}: {error.strerror}; restore it from the repository") from None
     expected = {}
     for line in lines:
         if line.strip() and not line.startswith("#"):
@@ -56,11 +56,13 @@ def read_verified(name: str, tokenizer_dir: Path | None = None) -> bytes:
         raw = path.read_bytes()
     except OSError as error:
         fix = missing_hint(name) or "restore it from the repository"
-        raise TokenizerFileError(f"cannot read tokenizer file {path}: {error.strerror}; {fix}")
+        raise TokenizerFileError(f"cannot read tokenizer file {path}: {error.strerror}; {fix}") from None
     try:
         data = gzip.decompress(raw) if name.endswith(".gz") else raw
     except (OSError, EOFError, zlib.error) as error:
-        raise TokenizerFileError(f"tokenizer file {path} is not valid gzip ({error}); restore it from the repository")
+        raise TokenizerFileError(
+            f"tokenizer file {path} is not valid gzip ({error}); restore it from the repository"
+        ) from None
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected:
         raise TokenizerFileError(
@@ -80,7 +82,7 @@ def parse_tiktoken_ranks(data: bytes, source: str) -> dict[bytes, int]:
             token, rank = line.split()
             ranks[base64.b64decode(token, validate=True)] = int(rank)
         except ValueError as error:
-            raise TokenizerFileError(f"{source} line {number} is not 'base64 rank': {error}")
+            raise TokenizerFileError(f"{source} line {number} is not 'base64 rank': {error}") from None
     return ranks
 
 

@@ -23,6 +23,7 @@ from app.tokenizers.storage.package_list import PACKAGE_FILES, PINNED, missing_h
 
 __all__ = ["PACKAGE_FILES", "PINNED", "copy_all", "missing_hint", "package_file"]
 
+
 def package_file(package: str, relative: str) -> Path:
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
@@ -41,8 +42,10 @@ def copy_all(tokenizer_dir: Path) -> list[str]:
         data = package_file(package, relative).read_bytes()
         actual = hashlib.sha256(data).hexdigest()
         if actual != expected[name]:
-            raise SystemExit(f"{package}'s {relative} has sha256 {actual}, not {expected[name]} (MANIFEST.tsv): "
-                             f"install {PINNED[package]} exactly")
+            raise SystemExit(
+                f"{package}'s {relative} has sha256 {actual}, not {expected[name]} (MANIFEST.tsv): "
+                f"install {PINNED[package]} exactly"
+            )
         write_atomically(target, data, overwrite=True)
         copied.append(name)
     return copied

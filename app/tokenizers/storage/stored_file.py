@@ -65,8 +65,10 @@ def _check_stored_size(handle, path: Path, size: int | None = None) -> int:
     limit = stored_limit()
     size = os.fstat(handle.fileno()).st_size if size is None else size
     if size > limit:
-        raise TokenizerFileError(f"stored tokenizer {path} is {size:,} bytes, over the {limit:,} bytes an added "
-                                 "tokenizer may have; it is not read: remove it and add the file again")
+        raise TokenizerFileError(
+            f"stored tokenizer {path} is {size:,} bytes, over the {limit:,} bytes an added "
+            "tokenizer may have; it is not read: remove it and add the file again"
+        )
     return limit
 
 
@@ -82,7 +84,10 @@ def _parse_facts(line: bytes, path: Path) -> Facts:
     if facts.kind not in KINDS or not isinstance(facts.vocab_size, int):
         raise TokenizerFileError(f"{problem} (kind {facts.kind!r}); remove it and add the file again")
     template = facts.chat_template
-    if template is not None and not (isinstance(template, dict) and isinstance(template.get("template"), str)
-                                     and isinstance(template.get("others", {}), dict)):
+    if template is not None and not (
+        isinstance(template, dict)
+        and isinstance(template.get("template"), str)
+        and isinstance(template.get("others", {}), dict)
+    ):
         raise TokenizerFileError(f"{problem} (its chat template); remove it and add the file again")
     return facts

@@ -37,8 +37,14 @@ def main() -> int:
             data = handle.read()
         if request["kind"] == "huggingface":
             check_huggingface(data, request["max_vocab"])
-        tokenizer = build(request["kind"], data, request["name"], request["description"],
-                          request["pattern"], request["special_tokens"])
+        tokenizer = build(
+            request["kind"],
+            data,
+            request["name"],
+            request["description"],
+            request["pattern"],
+            request["special_tokens"],
+        )
         if tokenizer.vocab_size > request["max_vocab"]:
             raise vocab_refusal(tokenizer.vocab_size, request["max_vocab"])
         tokens = tokenizer.tokenize(PROBE_TEXT)
@@ -55,19 +61,20 @@ def main() -> int:
         shown = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
         print(json.dumps({"error": f"the file is not a usable {request['kind']} tokenizer: {shown}"}))
         return 2
-    print(json.dumps({"vocab_size": tokenizer.vocab_size, "description": tokenizer.description,
-                      "probe_tokens": len(tokens)}))
+    print(
+        json.dumps(
+            {"vocab_size": tokenizer.vocab_size, "description": tokenizer.description, "probe_tokens": len(tokens)}
+        )
+    )
     return 0
 
 
 def check_huggingface(data: bytes, max_vocab: int) -> None:
     """Before the library builds anything: the vocabulary's size, and every regex the file brings."""
-    from tokenizers import Regex, pre_tokenizers
-
-    from app.errors import InvalidInput
-    from app.errors import excerpt
+    from app.errors import InvalidInput, excerpt
     from app.sandbox.backtrack import probe_problem, shape_problem
     from app.tokenizers.user.uploads import vocab_refusal
+    from tokenizers import Regex, pre_tokenizers
 
     try:
         config = json.loads(data)
@@ -75,8 +82,10 @@ def check_huggingface(data: bytes, max_vocab: int) -> None:
         return  # the library's own error names the problem (see huggingface_backend._load)
     if not isinstance(config, dict) or "model" not in config:  # JSON, but some other file (a config.json...)
         what = {dict: "object", list: "array", str: "string"}.get(type(config), "value")
-        raise InvalidInput(f"it is a JSON {what}, but not a Hugging Face tokenizer.json (it has no \"model\"); "
-                           "upload the model's tokenizer.json, the file whose \"model\" holds the vocabulary and merges")
+        raise InvalidInput(
+            f'it is a JSON {what}, but not a Hugging Face tokenizer.json (it has no "model"); '
+            'upload the model\'s tokenizer.json, the file whose "model" holds the vocabulary and merges'
+        )
     model = config.get("model") if isinstance(config.get("model"), dict) else {}
     vocab, added = model.get("vocab"), config.get("added_tokens")
     entries = (len(vocab) if isinstance(vocab, (dict, list)) else 0) + (len(added) if isinstance(added, list) else 0)
@@ -91,9 +100,11 @@ def check_huggingface(data: bytes, max_vocab: int) -> None:
                 continue
             problem = probe_problem(pattern, split.pre_tokenize_str)
         if problem:
-            raise InvalidInput(f"the {where} regex {excerpt(pattern)} would stop the server on some texts: {problem}; "
-                               "use a pattern without nested or overlapping repeats (such as GPT-2's or GPT-4's)",
-                               code="regex_slow")
+            raise InvalidInput(
+                f"the {where} regex {excerpt(pattern)} would stop the server on some texts: {problem}; "
+                "use a pattern without nested or overlapping repeats (such as GPT-2's or GPT-4's)",
+                code="regex_slow",
+            )
 
 
 def file_regexes(config: dict) -> list[tuple[str, str]]:

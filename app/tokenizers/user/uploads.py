@@ -32,18 +32,29 @@ import sys
 import tempfile
 import threading
 from dataclasses import asdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from app import sandbox
-from app.errors import InvalidInput, TokenizerFileError, TokenprismError, excerpt
+from app.errors import InvalidInput, TokenprismError, excerpt
 from app.tokenizers.base import Tokenizer
-from app.tokenizers.storage.files import open_regular, write_atomically
+from app.tokenizers.storage.files import write_atomically
 from app.tokenizers.storage.stored_file import KINDS, MAX_FACTS_BYTES, Facts, read_facts, read_stored, stored_limit
 from app.tokenizers.user.user_models import UPLOAD_SUFFIX, USER_MODEL_SUFFIX, check_name, name_lock
 
-__all__ = ["KINDS", "MAX_FACTS_BYTES", "Facts", "build", "check", "detect_kind", "read_facts", "read_stored", "remove",
-           "store", "stored_limit"]
+__all__ = [
+    "KINDS",
+    "MAX_FACTS_BYTES",
+    "Facts",
+    "build",
+    "check",
+    "detect_kind",
+    "read_facts",
+    "read_stored",
+    "remove",
+    "store",
+    "stored_limit",
+]
 
 PATTERN_NAMES = ("gpt2", "gpt4", "o200k")  # --pattern names for .tiktoken files; anything else is a regex
 CHECK_WALL_S = 60.0
@@ -75,8 +86,14 @@ def detect_kind(data: bytes) -> str:
     )
 
 
-def build(kind: str, data: bytes, name: str, description: str, pattern: str | None = None,
-          special_tokens: dict[str, int] | None = None) -> Tokenizer:
+def build(
+    kind: str,
+    data: bytes,
+    name: str,
+    description: str,
+    pattern: str | None = None,
+    special_tokens: dict[str, int] | None = None,
+) -> Tokenizer:
     """A tokenizer of `kind` from a file's bytes. Runs the parsers: call it on checked data only,
     or in the checking child."""
     if kind == "bpe":
@@ -92,12 +109,17 @@ def build(kind: str, data: bytes, name: str, description: str, pattern: str | No
 
         return HuggingFaceTokenizer(name, description, data)
     if kind == "tiktoken":
-        from app.tokenizers.storage.files import parse_tiktoken_ranks
-        from app.tokenizers.openai_encodings import OpenAIEncoding
         from app.backends.tiktoken_backend import TiktokenTokenizer
+        from app.tokenizers.openai_encodings import OpenAIEncoding
+        from app.tokenizers.storage.files import parse_tiktoken_ranks
 
-        spec = OpenAIEncoding(name=name, file=name, pattern=resolve_pattern(pattern), description=description,
-                              special_tokens=dict(special_tokens or {}))
+        spec = OpenAIEncoding(
+            name=name,
+            file=name,
+            pattern=resolve_pattern(pattern),
+            description=description,
+            special_tokens=dict(special_tokens or {}),
+        )
         return TiktokenTokenizer(spec, parse_tiktoken_ranks(data, name))
     raise InvalidInput(f"kind {excerpt(kind)} is not one of {', '.join(KINDS)}")
 
@@ -121,25 +143,44 @@ def resolve_pattern(pattern: str | None) -> str:
 def check_special_tokens(special_tokens: object) -> dict[str, int]:
     """Special tokens given with a .tiktoken file: {"<|endoftext|>": 100257, ...}."""
     if not isinstance(special_tokens, dict) or len(special_tokens) > MAX_SPECIAL_TOKENS:
-        raise InvalidInput(f"special tokens must be a JSON object of at most {MAX_SPECIAL_TOKENS:,} "
-                           'string -> id pairs, such as {"<|endoftext|>": 100257}')
+        raise InvalidInput(
+            f"special tokens must be a JSON object of at most {MAX_SPECIAL_TOKENS:,} "
+            'string -> id pairs, such as {"<|endoftext|>": 100257}'
+        )
     for token, token_id in special_tokens.items():
-        if not token or len(token) > 256 or isinstance(token_id, bool) or not isinstance(token_id, int) \
-                or not 0 <= token_id < 1 << 24:
-            raise InvalidInput(f"special token {token[:60]!r}: {token_id!r} is not a 1-256 character string "
-                               "with an id from 0 to 16,777,215")
+        if (
+            not token
+            or len(token) > 256
+            or isinstance(token_id, bool)
+            or not isinstance(token_id, int)
+            or not 0 <= token_id < 1 << 24
+        ):
+            raise InvalidInput(
+                f"special token {token[:60]!r}: {token_id!r} is not a 1-256 character string "
+                "with an id from 0 to 16,777,215"
+            )
     return special_tokens
 
 
 def vocab_refusal(size: int, max_vocab: int) -> InvalidInput:
-    return InvalidInput(f"the file's vocabulary has {size:,} entries, over the limit of {max_vocab:,} (the setting "
-                        "max_upload_vocab, TOKENPRISM_MAX_UPLOAD_VOCAB); send a smaller tokenizer, or raise the setting",
-                        code="vocab_too_large")
+    return InvalidInput(
+        f"the file's vocabulary has {size:,} entries, over the limit of {max_vocab:,} (the setting "
+        "max_upload_vocab, TOKENPRISM_MAX_UPLOAD_VOCAB); send a smaller tokenizer, or raise the setting",
+        code="vocab_too_large",
+    )
 
 
-def check(data: bytes, name: str, description: str, kind: str | None = None, pattern: str | None = None,
-          special_tokens: dict[str, int] | None = None, source_name: str = "",
-          max_vocab: int | None = None, chat_template: dict | None = None) -> tuple[Facts, bytes]:
+def check(
+    data: bytes,
+    name: str,
+    description: str,
+    kind: str | None = None,
+    pattern: str | None = None,
+    special_tokens: dict[str, int] | None = None,
+    source_name: str = "",
+    max_vocab: int | None = None,
+    chat_template: dict | None = None,
+) -> tuple[Facts, bytes]:
     """Check a user's file in a limited child process; its facts and the bytes to store. A vocabulary
     over `max_vocab` entries (default: the max_upload_vocab setting) is refused. `chat_template`
     (checked already, see app/chat/formats/template_files.py) is kept in the facts."""
@@ -152,8 +193,9 @@ def check(data: bytes, name: str, description: str, kind: str | None = None, pat
     if kind not in KINDS:
         raise InvalidInput(f"kind {excerpt(kind)} is not one of {', '.join(KINDS)}")
     if kind != "tiktoken" and (pattern is not None or special_tokens):
-        raise InvalidInput("a split pattern and special tokens are given only with a .tiktoken file; "
-                           f"a {kind} file carries its own")
+        raise InvalidInput(
+            f"a split pattern and special tokens are given only with a .tiktoken file; a {kind} file carries its own"
+        )
     if kind == "tiktoken":
         ranks = data.count(b"\n") + (not data.endswith(b"\n"))  # one rank a line: counted before any parsing
         if ranks > max_vocab:
@@ -161,19 +203,39 @@ def check(data: bytes, name: str, description: str, kind: str | None = None, pat
         resolve_pattern(pattern)
         check_special_tokens(special_tokens or {})
     if not _checks.acquire(blocking=False):
-        busy = TokenprismError(f"{MAX_CONCURRENT_CHECKS} tokenizer files are being checked right now; "
-                               "try again in a minute", code="server_busy", status=503)
+        busy = TokenprismError(
+            f"{MAX_CONCURRENT_CHECKS} tokenizer files are being checked right now; try again in a minute",
+            code="server_busy",
+            status=503,
+        )
         busy.headers = {"Retry-After": "30"}
         raise busy
     try:
-        found = _run_child(data, {"kind": kind, "name": name, "description": description,
-                                  "pattern": pattern, "special_tokens": special_tokens or {}, "max_vocab": max_vocab})
+        found = _run_child(
+            data,
+            {
+                "kind": kind,
+                "name": name,
+                "description": description,
+                "pattern": pattern,
+                "special_tokens": special_tokens or {},
+                "max_vocab": max_vocab,
+            },
+        )
     finally:
         _checks.release()
-    facts = Facts(kind=kind, vocab_size=found["vocab_size"], description=description or found["description"] or f"added from {source_name or 'a file'} ({kind})",
-                  sha256=hashlib.sha256(data).hexdigest(), size=len(data), source_name=source_name[:200],
-                  added=datetime.now(timezone.utc).isoformat(timespec="seconds"), pattern=pattern,
-                  special_tokens=dict(special_tokens or {}), chat_template=chat_template)
+    facts = Facts(
+        kind=kind,
+        vocab_size=found["vocab_size"],
+        description=description or found["description"] or f"added from {source_name or 'a file'} ({kind})",
+        sha256=hashlib.sha256(data).hexdigest(),
+        size=len(data),
+        source_name=source_name[:200],
+        added=datetime.now(UTC).isoformat(timespec="seconds"),
+        pattern=pattern,
+        special_tokens=dict(special_tokens or {}),
+        chat_template=chat_template,
+    )
     return facts, data
 
 
@@ -183,13 +245,20 @@ def _run_child(data: bytes, args: dict) -> dict:
         temp.flush()
         request = json.dumps({**args, "path": temp.name, "memory": CHECK_MEMORY_BYTES, "cpu": CHECK_CPU_S})
         try:
-            done = subprocess.run([sys.executable, "-m", CHECK_MODULE], input=request.encode(),
-                                  capture_output=True, timeout=CHECK_WALL_S, env={**os.environ, "PYTHONHASHSEED": "0"})
+            done = subprocess.run(
+                [sys.executable, "-m", CHECK_MODULE],
+                input=request.encode(),
+                capture_output=True,
+                timeout=CHECK_WALL_S,
+                env={**os.environ, "PYTHONHASHSEED": "0"},
+            )
         except subprocess.TimeoutExpired:
             raise InvalidInput(f"the file took over {CHECK_WALL_S:.0f} s to load and test; it is refused") from None
     if done.returncode < 0:
-        raise InvalidInput(f"the file crashed the tokenizer library while loading (signal {-done.returncode}); "
-                           "it is refused, nothing was stored")
+        raise InvalidInput(
+            f"the file crashed the tokenizer library while loading (signal {-done.returncode}); "
+            "it is refused, nothing was stored"
+        )
     try:
         answer = json.loads(done.stdout.decode("utf-8").strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -200,8 +269,10 @@ def _run_child(data: bytes, args: dict) -> dict:
         raise InvalidInput(answer["error"])
     if b"MemoryError" in done.stderr or b"memory" in done.stderr.lower()[-2000:]:
         raise InvalidInput(f"the file needs over {CHECK_MEMORY_BYTES >> 30} GiB of memory to load; it is refused")
-    raise InvalidInput("the file could not be loaded by the tokenizer library (it stopped without an answer); "
-                       "it is refused, nothing was stored")
+    raise InvalidInput(
+        "the file could not be loaded by the tokenizer library (it stopped without an answer); "
+        "it is refused, nothing was stored"
+    )
 
 
 def store(folder: Path, name: str, facts: Facts, data: bytes, replace: bool = False) -> Path:
@@ -210,13 +281,18 @@ def store(folder: Path, name: str, facts: Facts, data: bytes, replace: bool = Fa
     with name_lock(folder, name):
         trained = folder / f"{name}{USER_MODEL_SUFFIX}"
         if not replace and (path.exists() or trained.exists()):
-            raise TokenprismError(f"a tokenizer named {name} exists already; choose another name or replace it",
-                                  code="name_taken", status=409)
+            raise TokenprismError(
+                f"a tokenizer named {name} exists already; choose another name or replace it",
+                code="name_taken",
+                status=409,
+            )
         _check_room(folder, len(data), replacing=path)
         line = json.dumps(asdict(facts), ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
         if len(line) > MAX_FACTS_BYTES:
-            raise InvalidInput(f"the file's facts (special tokens, chat template) take {len(line):,} bytes, over "
-                               f"{MAX_FACTS_BYTES:,}; send fewer special tokens or a shorter template")
+            raise InvalidInput(
+                f"the file's facts (special tokens, chat template) take {len(line):,} bytes, over "
+                f"{MAX_FACTS_BYTES:,}; send fewer special tokens or a shorter template"
+            )
         write_atomically(path, line + data, overwrite=replace)
         if replace:
             trained.unlink(missing_ok=True)
@@ -229,7 +305,10 @@ def _check_room(folder: Path, size: int, replacing: Path) -> None:
     if len(others) >= MAX_STORED or held + size > MAX_STORED_BYTES:
         raise TokenprismError(
             f"the data directory holds {len(others)} added tokenizers ({held:,} bytes); the limits are {MAX_STORED} "
-            f"and {MAX_STORED_BYTES:,} bytes: remove some first", code="store_full", status=409)
+            f"and {MAX_STORED_BYTES:,} bytes: remove some first",
+            code="store_full",
+            status=409,
+        )
 
 
 def remove(folder: Path, name: str) -> bool:

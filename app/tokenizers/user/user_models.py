@@ -19,6 +19,7 @@ not locked: a writer was killed before it could rename or remove them.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
@@ -30,8 +31,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.errors import InvalidInput, TokenizerFileError, TokenprismError, excerpt
 from app.bpe import model_file as bpe_file
+from app.errors import InvalidInput, TokenizerFileError, TokenprismError, excerpt
 from app.tokenizers.storage.stored_file import read_facts, stored_limit
 
 USER_MODEL_SUFFIX = ".bpe"
@@ -69,8 +70,14 @@ class UserModel:
         return self.path.suffix == UPLOAD_SUFFIX
 
 
-_FILE_TYPES = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-               (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+_FILE_TYPES = (
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+)
 
 
 def identity_of(path: Path) -> Identity | None:
@@ -160,15 +167,19 @@ def _unusable(path: Path, info: os.stat_result) -> str | None:
     """Why `path` cannot be a model without opening it (None: it may be)."""
     for is_type, what in _FILE_TYPES:
         if is_type(info.st_mode):
-            return (f"{path} is {what}, not a regular file; tokenprism reads only regular files: "
-                    "remove it, or put the model file itself in its place")
+            return (
+                f"{path} is {what}, not a regular file; tokenprism reads only regular files: "
+                "remove it, or put the model file itself in its place"
+            )
     if path.suffix == UPLOAD_SUFFIX:
         limit, what = stored_limit(), "an added tokenizer (TOKENPRISM_MAX_UPLOAD_BYTES and its facts line)"
     else:
         limit, what = bpe_file.MAX_FILE_BYTES, "a trained model"
     if info.st_size > limit:
-        return (f"{path} is {info.st_size:,} bytes, over the {limit:,} bytes {what} may have; it is not read: "
-                "remove it, and add or train the tokenizer again")
+        return (
+            f"{path} is {info.st_size:,} bytes, over the {limit:,} bytes {what} may have; it is not read: "
+            "remove it, and add or train the tokenizer again"
+        )
     return None
 
 
@@ -200,10 +211,8 @@ def name_lock(folder: Path, name: str) -> Iterator[None]:
     try:
         yield
     finally:
-        try:
-            os.unlink(lock_path)  # still held: nobody else can be using this file as their lock
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):  # still held: nobody else can be using this file as their lock
+            os.unlink(lock_path)
         os.close(handle)
 
 
@@ -212,8 +221,9 @@ def _open_lock(folder: Path, lock_path: Path) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         return os.open(lock_path, _LOCK_FLAGS | os.O_CREAT, 0o644)
     except OSError as error:
-        raise TokenprismError(f"cannot create the lock file {lock_path} ({error.strerror}); check the data directory",
-                              status=500) from None
+        raise TokenprismError(
+            f"cannot create the lock file {lock_path} ({error.strerror}); check the data directory", status=500
+        ) from None
 
 
 def _same_file(handle: int, path: Path) -> bool:
