@@ -34,7 +34,7 @@ $(SWAGGER)/swagger-ui-bundle.js: node_modules/.package-lock.json
 	mkdir -p $(SWAGGER)
 	cp node_modules/swagger-ui-dist/swagger-ui-bundle.js node_modules/swagger-ui-dist/swagger-ui.css $(SWAGGER)/
 
-# Meta's Llama tokenizer files are not redistributed: copied from the installed, pinned
+# Meta's Llama tokenizer files are not kept in git: copied from the installed, pinned
 # llama-models package (a test extra) and checked by MANIFEST.tsv's sha256.
 $(LLAMA_FILES): $(VENV)/.installed tokenizers/MANIFEST.tsv
 	$(BIN)/python -m app.tokenizers.storage.package_files

@@ -1,4 +1,4 @@
-"""Tokenizer files tokenprism uses but does not redistribute: Meta's Llama 3 and Llama 4
+"""Tokenizer files tokenprism uses but does not keep in git: Meta's Llama 3 and Llama 4
 `tokenizer.model` files, Llama Materials under the Meta Llama 3 and Llama 4 Community
 Licenses, which come with the pinned PyPI package `llama-models==0.3.0` (a test extra).
 

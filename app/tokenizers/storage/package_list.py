@@ -19,4 +19,6 @@ def missing_hint(name: str) -> str | None:
     if name not in PACKAGE_FILES:
         return None
     package = PACKAGE_FILES[name][0]
-    return f"run `make setup` (it copies {name} from the installed {PINNED[package]}, which tokenprism does not redistribute)"
+    return (
+        f"run `make setup` (it copies {name} from the installed {PINNED[package]}, not kept in tokenprism's repository)"
+    )
