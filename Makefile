@@ -33,6 +33,7 @@ $(HTMX): node_modules/.package-lock.json
 $(SWAGGER)/swagger-ui-bundle.js: node_modules/.package-lock.json
 	mkdir -p $(SWAGGER)
 	cp node_modules/swagger-ui-dist/swagger-ui-bundle.js node_modules/swagger-ui-dist/swagger-ui.css $(SWAGGER)/
+	cp node_modules/swagger-ui-dist/LICENSE node_modules/swagger-ui-dist/NOTICE node_modules/swagger-ui-dist/swagger-ui-bundle.js.LICENSE.txt $(SWAGGER)/
 
 # Meta's Llama tokenizer files are not kept in git: copied from the installed, pinned
 # llama-models package (a test extra) and checked by MANIFEST.tsv's sha256.
