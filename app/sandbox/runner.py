@@ -50,6 +50,7 @@ class _Child:
             env={**os.environ, "PYTHONHASHSEED": "0"},
             start_new_session=True,
         )
+        assert self.process.stdin is not None and self.process.stdout is not None  # both PIPE
         self.sending = Connection(os.dup(self.process.stdin.fileno()), readable=False)
         self.connection = Connection(os.dup(self.process.stdout.fileno()), writable=False)
         self.process.stdin.close()
