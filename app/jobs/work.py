@@ -63,7 +63,7 @@ def train_and_save(
     counts); it is called once the name is locked, and the corpus facts are then unknown."""
     path = model_path(folder, spec.name)
     started = time.perf_counter()
-    facts = {"characters": None, "bytes": None, "documents": None}
+    facts: dict[str, int | None] = {"characters": None, "bytes": None, "documents": None}
     if not callable(documents):
         facts = {
             "characters": sum(map(len, documents)),
@@ -76,10 +76,9 @@ def train_and_save(
             raise NameTaken(taken_message(spec.name))
         if phase:
             phase("counting")
-        if callable(documents):
-            documents = documents(PATTERNS[spec.pattern])
+        texts = documents(PATTERNS[spec.pattern]) if callable(documents) else documents
         tokenizer = BPETokenizer.train(
-            documents,
+            texts,
             spec.vocab_size,
             pattern=spec.pattern,
             special_tokens=spec.special_tokens,
