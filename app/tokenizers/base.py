@@ -23,7 +23,9 @@ class Tokenizer(ABC):
     name: str
     kind: str
     description: str
-    chat_template = None  # an app.chat.formats.template_format.ChatTemplate when the tokenizer was added with one
+    # an app.chat.formats.template_format.ChatTemplate when the tokenizer was added with one (a class on a
+    # higher floor, so its readers narrow it with isinstance)
+    chat_template: object = None
     chunks_note: str | None = None  # for a tokenizer with no split (chunks is None): what it does instead
 
     @property

@@ -11,6 +11,7 @@ fails with its name and checksum.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from app.tokenizers.entry import Entry
@@ -89,7 +90,7 @@ def builtin_entries(tokenizer_dir: Path) -> list[tuple[Entry, tuple[str, ...]]]:
                     "tiktoken",
                     vocab_size,
                     LLAMA_DESCRIPTIONS[name],
-                    lambda name=name: _llama(name, tokenizer_dir),
+                    partial(_llama, name, tokenizer_dir),
                 ),
                 (),
             )

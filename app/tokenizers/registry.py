@@ -173,7 +173,7 @@ class Registry:
         """Whether `get(name)` would answer from the cache (no file to read, nothing to build)."""
         name = self._aliases.get(name, name)
         entry = self._entries.get(name) or self._user_entries.get(name)
-        if entry is not None and entry.user and identity_of(entry.path) != entry.version:
+        if entry is not None and entry.user and _file_changed(entry):
             return False  # the file changed: get() reloads it
         return name in self._built and self._built[name][0] == getattr(entry, "version", None)
 
@@ -231,8 +231,9 @@ class Registry:
     def _current_user_entry(self, name: str) -> Entry:
         """The entry of user file `name`, listed again if the file changed since it was listed."""
         entry = self._user_entries.get(name)
-        if entry is None or identity_of(entry.path) != entry.version:
-            self._user_models.forget()
+        if entry is None or _file_changed(entry):
+            if self._user_models is not None:
+                self._user_models.forget()
             entry = self._user().get(name) or self._missing(name)
         return entry
 
@@ -250,7 +251,7 @@ class Registry:
 
     def recent_user_entries(self, limit: int) -> list[Entry]:
         """The `limit` user tokenizers whose files changed last, newest first."""
-        newest = sorted(self._user().values(), key=lambda entry: (entry.version[3], entry.name), reverse=True)
+        newest = sorted(self._user().values(), key=lambda entry: (_mtime(entry), entry.name), reverse=True)
         return newest[:limit]
 
     def search(self, query: str, limit: int) -> list[Entry]:
@@ -277,6 +278,16 @@ class Registry:
         return list(found.values())[:limit]
 
 
+def _file_changed(entry: Entry) -> bool:
+    """Whether a user entry's file is no longer the one it was listed from."""
+    return entry.path is None or identity_of(entry.path) != entry.version
+
+
+def _mtime(entry: Entry) -> int:
+    assert entry.version is not None  # a user entry's: its file's identity
+    return entry.version[3]
+
+
 def _user_entry(model: UserModel) -> Entry:
     def build() -> Tokenizer:
         if model.added:  # NAME.tokenizer, checked when it was added (uploads.py)
@@ -290,6 +301,7 @@ def _user_entry(model: UserModel) -> Entry:
         return BPETokenizer.load(model.path, name=model.name)
 
     header = model.header
+    assert header is not None  # listed entries are of usable files, which have a header
     return Entry(
         model.name,
         model.kind,

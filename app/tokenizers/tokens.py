@@ -140,7 +140,8 @@ _RECORDING_REPLACE = "tokenprism-recording-replace"
 _bad_spans = threading.local()
 
 
-def _record_and_replace(error: UnicodeDecodeError) -> tuple[str, int]:
+def _record_and_replace(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)  # registered for decoding only
     _bad_spans.spans.append((error.start, error.end))
     return "\ufffd", error.end
 

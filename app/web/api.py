@@ -28,6 +28,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from app.chat.formats.template_files import describe
+from app.chat.formats.template_format import ChatTemplate
 from app.chat.render import format_note, formats_of
 from app.chat.tools import chat_message, chat_texts, parse_tools
 from app.errors import BadTokenId, InvalidInput, TextTooLarge
@@ -186,7 +187,7 @@ async def get_tokenizer(request: Request, name: str):
         "special_tokens": special,
         "chat_counting": bool(formats_of(tokenizer)),
         "chat_formats": formats_of(tokenizer),
-        "chat_template": describe(tokenizer.chat_template) if tokenizer.chat_template is not None else None,
+        "chat_template": describe(template) if isinstance(template := tokenizer.chat_template, ChatTemplate) else None,
     }
 
 

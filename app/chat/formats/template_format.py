@@ -164,12 +164,20 @@ def render_text(
     return answer[1]
 
 
+def template_of(tokenizer: Tokenizer) -> ChatTemplate:
+    """The tokenizer's chat template (render.formats_for offers this format only to one that has it)."""
+    template = tokenizer.chat_template
+    if not isinstance(template, ChatTemplate):
+        raise InvalidInput(f"tokenizer {tokenizer.name} has no chat template; choose another chat format")
+    return template
+
+
 def _tools_mask(tokenizer: Tokenizer, messages, tools, ids: list[int]) -> tuple[list[bool], bool]:
     """Which of `ids` the tools added, and whether diffed (template_parts.tools_mask); none when the
     chat has no tools or the template cannot render it without them."""
     if not tools:
         return [False] * len(ids), True
-    template = tokenizer.chat_template
+    template = template_of(tokenizer)
     try:
         bare = render_text(template, messages, (), source=source_for(template, tools))
     except InvalidInput:
@@ -190,7 +198,7 @@ class TemplateFormat:
     takes_names = True  # each message's name is given to the template
 
     def render(self, tokenizer: Tokenizer, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()):
-        text = render_text(tokenizer.chat_template, messages, tools)
+        text = render_text(template_of(tokenizer), messages, tools)
         tokens = tokenizer.tokenize(text, allow_special=True)
         mask, diffed = _tools_mask(tokenizer, messages, tools, [t.id for t in tokens])
         owners = template_parts.owners(text, tokens, messages, mask, diffed)

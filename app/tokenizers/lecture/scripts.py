@@ -126,7 +126,7 @@ def label_of(char: str) -> str:
     label = _cache.get(char)
     if label is None:
         match = _PATTERN.match(char)
-        label = _LABEL_OF_GROUP[match.lastgroup] if match else OTHER
+        label = _LABEL_OF_GROUP[match.lastgroup] if match and match.lastgroup else OTHER
         if len(_cache) < 100_000:
             _cache[char] = label
     return label

@@ -81,12 +81,13 @@ def check_huggingface(data: bytes, max_vocab: int) -> None:
     except (ValueError, RecursionError):
         return  # the library's own error names the problem (see huggingface_backend._load)
     if not isinstance(config, dict) or "model" not in config:  # JSON, but some other file (a config.json...)
-        what = {dict: "object", list: "array", str: "string"}.get(type(config), "value")
+        kinds: dict[type, str] = {dict: "object", list: "array", str: "string"}
+        what = kinds.get(type(config), "value")
         raise InvalidInput(
             f'it is a JSON {what}, but not a Hugging Face tokenizer.json (it has no "model"); '
             'upload the model\'s tokenizer.json, the file whose "model" holds the vocabulary and merges'
         )
-    model = config.get("model") if isinstance(config.get("model"), dict) else {}
+    model = config["model"] if isinstance(config["model"], dict) else {}
     vocab, added = model.get("vocab"), config.get("added_tokens")
     entries = (len(vocab) if isinstance(vocab, (dict, list)) else 0) + (len(added) if isinstance(added, list) else 0)
     if entries > max_vocab:
