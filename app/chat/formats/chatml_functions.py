@@ -49,7 +49,7 @@ def js_entries(value: object) -> list[tuple[str, object]]:
     """`Object.entries(value)` for a parsed JSON value."""
     if isinstance(value, dict):
         keys = [str(k) for k in value]
-        indexed = sorted((k for k in keys if _index(k) is not None), key=_index)
+        indexed = sorted((k for k in keys if _index(k) is not None), key=int)
         return [(k, value[k]) for k in indexed + [k for k in keys if _index(k) is None]]
     if isinstance(value, (list, str)):
         return [(str(i), item) for i, item in enumerate(value)]
@@ -79,6 +79,7 @@ def js_number(value: int | float) -> str:
     if value == 0:
         return "0"
     _sign, digits, exponent = Decimal(repr(abs(value))).as_tuple()
+    assert isinstance(exponent, int)  # finite: NaN and infinities returned above
     text = "".join(map(str, digits)).rstrip("0")
     exponent += len(digits) - len(text)
     k, n = len(text), len(text) + exponent  # value = 0.<text> * 10**n

@@ -114,9 +114,9 @@ class HarmonyFormat:
         own = leading if section is not None and holder is None else None  # where a tools-only message goes
         out = _Writer(tokenizer)
         for index, message in enumerate(messages):
-            if index == own:
+            if index == own and section is not None:  # own is None without a section
                 out.tools_message(section)
-            if index == holder:
+            if index == holder and section is not None:  # so is holder
                 out.header(index, "developer", message.name)
                 out.text(
                     Piece(INSTRUCTIONS, index, True),
@@ -137,7 +137,7 @@ class HarmonyFormat:
                     out.header(index, "assistant", message.name, f"functions.{call.name}", "commentary", "json")
                     out.text(Piece(call.arguments, index, False))
                     out.special("<|call|>", index)
-        if own == len(messages):
+        if own == len(messages) and section is not None:
             out.tools_message(section)
         out.special("<|start|>", None)
         out.text(Piece("assistant", None, True))
@@ -168,7 +168,9 @@ class _Writer:
         """`<|start|>` role[`:`name] [` to=`recipient] [`<|channel|>`channel] [` <|constrain|>`type]
         `<|message|>`; a tool message (role None) writes its function's name alone."""
         self.special("<|start|>", message)
-        self.text(Piece(role if role is not None else name, message, True))
+        label = role if role is not None else name
+        assert label is not None  # a tool message (role None) gives its function's name
+        self.text(Piece(label, message, True))
         if role is not None and name is not None:
             self.text(Piece(f":{name}", message, True))
         if recipient is not None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from typing import TypeGuard
 
 from app.chat.messages import Tool
 from app.errors import InvalidInput, excerpt
@@ -36,7 +37,7 @@ def _get(value: object, key: str) -> object:
     return value.get(key) if isinstance(value, dict) else None
 
 
-def _has(value: object, key: str) -> bool:
+def _has(value: object, key: str) -> TypeGuard[dict]:
     return isinstance(value, dict) and key in value
 
 
@@ -121,9 +122,11 @@ def json_text(value: object) -> str:
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, (int, float)):
         number = serde_number(value)
+        assert number is not None  # check_numbers refused what serde_json cannot read
         return str(number) if isinstance(number, int) else _rust_float(number)
     if isinstance(value, list):
         return "[" + ",".join(json_text(item) for item in value) + "]"
+    assert isinstance(value, dict)  # parsed JSON: what is left is an object
     return "{" + ",".join(f"{json_text(str(key))}:{json_text(item)}" for key, item in value.items()) + "}"
 
 
@@ -163,7 +166,7 @@ def typescript(schema: object, indent: str = "") -> str:
         if names:
             return " | ".join(names)
     if isinstance(kinds, str):
-        if kinds == "object":
+        if kinds == "object" and isinstance(schema, dict):  # always a dict: kinds came from it
             return _object(schema, indent)
         if kinds == "string":
             values = _get(schema, "enum")
