@@ -416,3 +416,10 @@ def test_random_corpus_shape_does_not_matter_for_saving(tmp_path):
         loaded = BPETokenizer.loads(model.dumps(), "r.bpe")
         assert loaded.encode(text) == model.encode(text) and loaded.decode(model.encode(text)) == text
     assert bpe_file.MAGIC == "tokenprism-bpe"
+
+
+def test_custom_pattern_without_its_regex_says_so():
+    """A model named with the custom split pattern but given no regex is refused for that,
+    not run through the pattern sandbox as the regex None (which blamed the engine)."""
+    with pytest.raises(InvalidInput, match="no pattern_regex was given"):
+        BPETokenizer({}, pattern_name="custom")
