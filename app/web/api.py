@@ -278,7 +278,8 @@ async def chat(request: Request):
 def _chat_of(body: schemas.ChatRequest | schemas.CountRequest) -> tuple[list, tuple]:
     """The request's messages and tools (app/chat/tools.py reads the tool fields and names what is wrong)."""
     messages = [
-        chat_message(i, m.role, m.content, m.name, m.tool_calls, m.tool_call_id) for i, m in enumerate(body.messages)
+        chat_message(i, m.role, m.content, m.name, m.tool_calls, m.tool_call_id)
+        for i, m in enumerate(body.messages or [])
     ]
     return messages, parse_tools(body.tools)
 
@@ -394,6 +395,7 @@ async def count(request: Request):
     if body.messages is not None:
         return await _count_chat(request, body, registry, settings, pool)
     texts = [body.text] if body.text is not None else body.texts
+    assert texts is not None  # exactly one of the three was sent
     if len(texts) > schemas.MAX_TEXTS:
         raise TextTooLarge(
             f"{len(texts):,} texts sent; the limit is {schemas.MAX_TEXTS:,}. Send fewer per request",
@@ -408,8 +410,9 @@ async def count(request: Request):
     else:
         per_text = await pool.run(engine_calls.count_texts, *args, request=request)
     sizes = [(len(text), len(text.encode("utf-8"))) for text in texts]
-    result = {
-        "counts": {name: sum(counts) for name, counts in per_text.items()},
+    totals = {name: sum(counts) for name, counts in per_text.items()}
+    result: dict[str, object] = {
+        "counts": totals,
         "characters": sum(chars for chars, _ in sizes),
         "bytes": sum(size for _, size in sizes),
     }
@@ -419,11 +422,12 @@ async def count(request: Request):
             for i, (chars, size) in enumerate(sizes)
         ]
     if asked:
-        result["budgets"] = _budgets(asked, result["counts"], body.reply_tokens)
+        result["budgets"] = _budgets(asked, totals, body.reply_tokens)
     return Response(dumps(result).encode("utf-8"), media_type="application/json")
 
 
 async def _count_chat(request: Request, body: schemas.CountRequest, registry, settings, pool) -> Response:
+    assert body.messages is not None  # the caller's test
     if len(body.messages) > schemas.MAX_MESSAGES:
         raise TextTooLarge(
             f"{len(body.messages):,} messages sent; the limit is {schemas.MAX_MESSAGES:,}. Send fewer per request",
@@ -442,8 +446,9 @@ async def _count_chat(request: Request, body: schemas.CountRequest, registry, se
         return rendered, engine_calls.check_texts(chat_texts(messages, tools), settings)
 
     rendered, fields = await pool.run(work, request=request)
+    totals = {name: chat.count for name, chat in rendered.items()}
     result = {
-        "counts": {name: chat.count for name, chat in rendered.items()},
+        "counts": totals,
         "characters": sum(len(value) for value in fields),
         "bytes": sum(len(value.encode("utf-8")) for value in fields),
         "chat": {
@@ -455,7 +460,7 @@ async def _count_chat(request: Request, body: schemas.CountRequest, registry, se
         },
     }
     if asked:
-        result["budgets"] = _budgets(asked, result["counts"], body.reply_tokens)
+        result["budgets"] = _budgets(asked, totals, body.reply_tokens)
     return Response(dumps(result).encode("utf-8"), media_type="application/json")
 
 

@@ -101,7 +101,8 @@ class WorkPool:
                 waiter.cancel()
             if waiter in self._waiters:
                 self._waiters.remove(waiter)
-            if asyncio.current_task().cancelling():
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():  # a task always runs this
                 raise
             raise self._busy(f"no worker was free within {self.wait_s:g} s") from None
 

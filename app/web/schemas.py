@@ -140,7 +140,7 @@ TOOL_SCHEMA = {
         },
     },
 }
-TOOL_CALL_SCHEMA = {
+TOOL_CALL_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["id", "function"],
     "properties": {
@@ -156,7 +156,7 @@ TOOL_CALL_SCHEMA = {
         },
     },
 }
-EXAMPLE_TOOL = {
+EXAMPLE_TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
         "name": "get_weather",
@@ -164,7 +164,7 @@ EXAMPLE_TOOL = {
         "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
     },
 }
-EXAMPLE_TOOL_CHAT = [
+EXAMPLE_TOOL_CHAT: list[Any] = [
     {"role": "user", "content": "Weather in Paris?"},
     {
         "role": "assistant",

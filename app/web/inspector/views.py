@@ -174,6 +174,7 @@ def token_context(registry: Registry, found: Inspected, facts: dict, tree: Node,
     name, token_id, data = facts["tokenizer"], facts["id"], tree.bytes
     index = found.index
     position = index.position(token_id)
+    assert position is not None  # the facts are of a token of this index
     text = data.decode("utf-8", "replace")
     if facts["special"]:
         try_url = "/?" + urlencode({"tokenizer": name, "text": text, "special": "1"}, quote_via=quote_all)

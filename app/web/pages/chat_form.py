@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from app.chat.messages import ChatMessage
@@ -205,7 +205,7 @@ def roles_for(registry, tokenizer_name: str | None) -> tuple[str, ...]:
     return chat_format.roles if chat_format is not None else ANY_ROLES
 
 
-def names_for(registry, tokenizer_names: list[str | None]) -> bool:
+def names_for(registry, tokenizer_names: Sequence[str | None]) -> bool:
     """Whether the editor offers a name per message: when the chat format of one of these
     tokenizers takes names, or none has a format. (A chat that has a name keeps its name
     fields all the same, so a format that refuses it says so and the name can be cleared.)"""
@@ -239,6 +239,7 @@ def chat_result(rendered: Rendered, messages: list[ChatMessage], head: int) -> C
 def chat_view(result: ChatTokenized, view: str, ws: bool, budget: int, list_limit: int) -> TokenView:
     """The prompt's token list, each part's segments wrapped with its message."""
     groups, offset, previous = [], 0, None
+    assert result.rendered is not None  # a chat that tokenized was rendered
     for part in result.rendered.parts:
         key = (part.message, part.framing, part.tools)
         if key != previous and part.text:

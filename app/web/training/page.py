@@ -13,6 +13,7 @@ recent jobs (a job is found by its page's address).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Request
@@ -41,7 +42,7 @@ PHASES = {
 }
 
 
-def _html(request: Request, template: str, context: dict, status: int = 200, headers: dict | None = None):
+def _html(request: Request, template: str, context: dict, status: int = 200, headers: Mapping[str, str] | None = None):
     html = request.app.state.templates.get_template(template).render(context)
     return finished_response(
         html.encode("utf-8"),
