@@ -56,10 +56,12 @@ wrk:
 run: setup
 	$(BIN)/tokenprism serve --host $(HOST) --port $(PORT)
 
-# The tools that check us: ruff's lint (rules in pyproject.toml) and its formatter, the one style.
+# The tools that check us: ruff's lint (rules in pyproject.toml), its formatter (the one style) and mypy
+# over app/ (its settings in pyproject.toml too).
 lint: setup
 	$(BIN)/ruff check app tests bench setup.py
 	$(BIN)/ruff format --check app tests bench setup.py
+	$(BIN)/mypy
 
 test: lint browser
 	$(BIN)/python -m pytest -q -p no:cacheprovider
