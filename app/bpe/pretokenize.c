@@ -17,6 +17,9 @@
 
 #include "pretokenize_classes.h"
 
+#include <stdint.h>
+#include <string.h>
+
 #define BIT(c) (1u << (c))
 #define M_LETTER (BIT(PT_LU) | BIT(PT_LL) | BIT(PT_LT) | BIT(PT_LM) | BIT(PT_LO)) /* \p{L} */
 #define M_NUMBER BIT(PT_NUMBER)                                                   /* \p{N} */
@@ -55,21 +58,48 @@ static inline unsigned class_at(const unsigned char *s, size_t i, size_t n, size
     return class_slow(s, i, n, next);
 }
 
-/* The end of the run of characters in `mask` from i, at most `most` of them. */
-static inline size_t run_of(const unsigned char *s, size_t i, size_t n, unsigned mask, size_t most) {
-    size_t next;
-    for (; i < n && most; most--) {
-        if (s[i] < 0x80) {
-            if (!IN(mask, pt_stage2[s[i]])) break;
-            i++;
-        } else {
-            if (!IN(mask, class_slow(s, i, n, &next))) break;
-            i = next;
-        }
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The end of the run of ASCII bytes in [lo, hi] (case-folded when `fold`) from i, eight bytes
+ * at a time: a word's end is found by counting bits, not by a loop exit the CPU mispredicts. */
+static inline size_t ascii_span(const unsigned char *s, size_t i, size_t n, uint64_t lo, uint64_t hi, int fold) {
+    const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
+    while (i + 8 <= n) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        uint64_t y = (fold ? x | (ones << 5) : x) & ~highs;                     /* seven bits a byte: no carries */
+        uint64_t in = (y + ones * (0x80 - lo)) & ~(y + ones * (0x7F - hi)) & ~x; /* high bit: lo <= y <= hi, ASCII */
+        uint64_t out = ~in & highs;
+        if (out) return i + ((size_t)__builtin_ctzll(out) >> 3);
+        i += 8;
     }
     return i;
 }
-#define ALL ((size_t)-1)
+#define ASCII_SPAN(s, i, n, lo, hi, fold) ascii_span(s, i, n, lo, hi, fold)
+#else
+#define ASCII_SPAN(s, i, n, lo, hi, fold) (i)
+#endif
+
+/* The end of the run of characters in `mask` from i: ASCII bytes in a tight loop, others
+ * decoded. Letter runs, the common case, start eight bytes at a time (`mask` is a constant
+ * at every call, so the choice is made when compiling). */
+static inline size_t run_of(const unsigned char *s, size_t i, size_t n, unsigned mask) {
+    size_t next;
+    for (;;) {
+        if ((mask & M_LETTER) == M_LETTER) i = ASCII_SPAN(s, i, n, 'a', 'z', 1);
+        else if (mask & BIT(PT_LL)) i = ASCII_SPAN(s, i, n, 'a', 'z', 0);
+        else if (mask & BIT(PT_LU)) i = ASCII_SPAN(s, i, n, 'A', 'Z', 0);
+        while (i < n && s[i] < 0x80 && IN(mask, pt_stage2[s[i]])) i++;
+        if (i >= n || s[i] < 0x80 || !IN(mask, class_slow(s, i, n, &next))) return i;
+        i = next;
+    }
+}
+
+/* The end of the run of \p{N} from i, at most `most` of them (\p{N}{1,3} and \p{N} after the first). */
+static size_t numbers(const unsigned char *s, size_t i, size_t n, size_t most) {
+    size_t next;
+    for (; most && i < n && class_at(s, i, n, &next) == PT_NUMBER; most--) i = next;
+    return i;
+}
 
 /* The ASCII letter s[j] case-folded (U+017F folds to 's', as fancy-regex's (?i) does), 0 if none. */
 static unsigned folded(const unsigned char *s, size_t j, size_t n, size_t *next) {
@@ -116,23 +146,23 @@ static size_t punctuation(const unsigned char *s, size_t i, size_t n, unsigned c
     size_t j = next, after;
     if (s[i] == ' ' && next < n && IN(mask, class_at(s, next, n, &after))) j = after;
     else if (!IN(mask, cls)) return 0;
-    j = run_of(s, j, n, mask, ALL);
+    j = run_of(s, j, n, mask);
     while (j < n && (IS_NEWLINE(s[j]) || (slash && s[j] == '/'))) j++;
     return j;
 }
 
 /* '(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s */
 static size_t next_gpt2(const unsigned char *s, size_t i, size_t n) {
-    size_t next, after, end = contraction(s, i, n, 0);
+    size_t next, after, end = s[i] == '\'' ? contraction(s, i, n, 0) : 0;
     if (end) return end;
     unsigned c = class_at(s, i, n, &next);
     if (s[i] == ' ' && next < n) {
         unsigned d = class_at(s, next, n, &after);
         if (!IN(BIT(PT_SPACE) | BIT(PT_NEWLINE), d)) c = d, next = after;
     }
-    if (IN(M_LETTER, c)) return run_of(s, next, n, M_LETTER, ALL);
-    if (c == PT_NUMBER) return run_of(s, next, n, M_NUMBER, ALL);
-    if (IN(M_NOT_SLN, c)) return run_of(s, next, n, M_NOT_SLN, ALL);
+    if (IN(M_LETTER, c)) return run_of(s, next, n, M_LETTER);
+    if (c == PT_NUMBER) return run_of(s, next, n, M_NUMBER);
+    if (IN(M_NOT_SLN, c)) return run_of(s, next, n, M_NOT_SLN);
     return spaces(s, i, n, 1, 0);
 }
 
@@ -141,13 +171,13 @@ static size_t next_gpt2(const unsigned char *s, size_t i, size_t n) {
  * then the whitespace alternatives (\s++$ first when `end_first`). */
 static size_t next_cl100k_like(const unsigned char *s, size_t i, size_t n, unsigned letters, size_t digits,
                                unsigned punct, int end_first) {
-    size_t next, after, end = contraction(s, i, n, 1);
+    size_t next, after, end = s[i] == '\'' ? contraction(s, i, n, 1) : 0;
     if (end) return end;
     unsigned c = class_at(s, i, n, &next);
-    if (IN(letters, c)) return run_of(s, next, n, letters, ALL);
+    if (IN(letters, c)) return run_of(s, next, n, letters);
     if (IN(M_NOT_NLN, c) && next < n && IN(letters, class_at(s, next, n, &after)))
-        return run_of(s, after, n, letters, ALL);
-    if (c == PT_NUMBER) return run_of(s, next, n, M_NUMBER, digits - 1);
+        return run_of(s, after, n, letters);
+    if (c == PT_NUMBER) return numbers(s, next, n, digits - 1);
     end = punctuation(s, i, n, c, next, punct, 0);
     return end ? end : spaces(s, i, n, end_first, 1);
 }
@@ -155,11 +185,12 @@ static size_t next_cl100k_like(const unsigned char *s, size_t i, size_t n, unsig
 /* [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+ at j: its end, or 0. Backtracking
  * gives the upper run back down to its last character that is also lower, unless an \p{Ll}
  * follows the run; one forward scan finds both. */
-static size_t upper_then_lower(const unsigned char *s, size_t j, size_t n) {
+static inline size_t upper_then_lower(const unsigned char *s, size_t j, size_t n) {
     size_t next, last_lower = 0;
+    if (j < n && (unsigned)(s[j] - 'a') < 26) return run_of(s, j + 1, n, M_LOWER); /* the common case */
     while (j < n) {
         unsigned c = class_at(s, j, n, &next);
-        if (!IN(M_UPPER, c)) return c == PT_LL ? run_of(s, next, n, M_LOWER, ALL) : last_lower;
+        if (!IN(M_UPPER, c)) return c == PT_LL ? run_of(s, next, n, M_LOWER) : last_lower;
         if (IN(M_LOWER, c)) last_lower = next;
         j = next;
     }
@@ -168,8 +199,8 @@ static size_t upper_then_lower(const unsigned char *s, size_t j, size_t n) {
 
 /* [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]* at j: its end, or 0. */
 static size_t upper_then_any_lower(const unsigned char *s, size_t j, size_t n) {
-    size_t k = run_of(s, j, n, M_UPPER, ALL);
-    return k > j ? run_of(s, k, n, M_LOWER, ALL) : 0;
+    size_t k = run_of(s, j, n, M_UPPER);
+    return k > j ? run_of(s, k, n, M_LOWER) : 0;
 }
 
 /* o200k's shape (and Tekken's: no contractions, one digit a chunk):
@@ -185,10 +216,10 @@ static size_t next_o200k_like(const unsigned char *s, size_t i, size_t n, int co
     if (!end && prefix) end = upper_then_any_lower(s, next, n);
     if (!end && bare) end = upper_then_any_lower(s, i, n);
     if (end) {
-        size_t k = contractions ? contraction(s, end, n, 1) : 0;
+        size_t k = contractions && end < n && s[end] == '\'' ? contraction(s, end, n, 1) : 0;
         return k ? k : end;
     }
-    if (c == PT_NUMBER) return run_of(s, next, n, M_NUMBER, digits - 1);
+    if (c == PT_NUMBER) return numbers(s, next, n, digits - 1);
     end = punctuation(s, i, n, c, next, M_NOT_SLN, 1);
     return end ? end : spaces(s, i, n, 0, 1);
 }

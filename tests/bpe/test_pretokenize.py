@@ -33,6 +33,14 @@ ALPHABET = [
     *"\u1c89\u0295\ua7cb\U00010d4e",  # where tiktoken's Unicode and the regex module's differ
 ]
 FRAGMENTS = ["'s", "'S", "'\u017f", "'ll", "'LL", "'Ve", "'re", "'d", "'M", "'t", "\r\n", "  ", "\n\n", " \n ", "/\n/"]
+# Runs longer than the eight bytes the ASCII fast path reads at once, ending on every kind of byte.
+FRAGMENTS += [
+    "internationalization",
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "abcdefghijklmnopqrstuvwxyz",
+    "lowerUPPERlowerUPPERz",
+]
+FRAGMENTS += ["@`[{", "zzzzzzzzZ", "AAAAAAAAz", "0123456789", "____....////"]
 
 
 def chunks(family: int, text: str) -> list[tuple[int, int]]:
@@ -125,6 +133,12 @@ MULTILINGUAL = (
     "Ελληνικά κείμενα, русский текст, العربية, हिन्दी में लिखा, 日本語の文章、中文，한국어 문장. "
     "naïve café — ÆØÅ 12,345.67 ١٢٣ १२३ 😀👍🏽 I'M HERE, we'll SEE'S\r\n\ttabs\u00a0and\u3000spaces\n\n  "
 )
+
+
+@pytest.mark.parametrize("family", list(PATTERNS), ids=FAMILY_IDS)
+def test_chunks_are_the_patterns_on_real_text(family):
+    for _, text in [*stdlib_texts(4, 20_000), ("multilingual", MULTILINGUAL)]:
+        assert chunks(family, text) == expected(family, text)
 
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
