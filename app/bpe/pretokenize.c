@@ -84,14 +84,18 @@ static inline size_t ascii_span(const unsigned char *s, size_t i, size_t n, uint
  * at every call, so the choice is made when compiling). */
 static inline size_t run_of(const unsigned char *s, size_t i, size_t n, unsigned mask) {
     size_t next;
-    for (;;) {
-        if ((mask & M_LETTER) == M_LETTER) i = ASCII_SPAN(s, i, n, 'a', 'z', 1);
-        else if (mask & BIT(PT_LL)) i = ASCII_SPAN(s, i, n, 'a', 'z', 0);
-        else if (mask & BIT(PT_LU)) i = ASCII_SPAN(s, i, n, 'A', 'Z', 0);
-        while (i < n && s[i] < 0x80 && IN(mask, pt_stage2[s[i]])) i++;
-        if (i >= n || s[i] < 0x80 || !IN(mask, class_slow(s, i, n, &next))) return i;
+    while (i < n) {
+        if (s[i] < 0x80) {
+            if ((mask & M_LETTER) == M_LETTER) i = ASCII_SPAN(s, i, n, 'a', 'z', 1);
+            else if (mask & BIT(PT_LL)) i = ASCII_SPAN(s, i, n, 'a', 'z', 0);
+            else if (mask & BIT(PT_LU)) i = ASCII_SPAN(s, i, n, 'A', 'Z', 0);
+            while (i < n && s[i] < 0x80 && IN(mask, pt_stage2[s[i]])) i++;
+            if (i >= n || s[i] < 0x80) return i;
+        }
+        if (!IN(mask, class_slow(s, i, n, &next))) return i;
         i = next;
     }
+    return i;
 }
 
 /* The end of the run of \p{N} from i, at most `most` of them (\p{N}{1,3} and \p{N} after the first). */
@@ -133,6 +137,8 @@ static size_t spaces(const unsigned char *s, size_t i, size_t n, int end_first, 
         if (IS_NEWLINE(s[k])) newline = next;
         last = k;
         k = next;
+        if (k < n && s[k] == ' ' && (next = ASCII_SPAN(s, k, n, ' ', ' ', 0)) > k) /* indentation */
+            last = next - 1, k = next;
     }
     if (end_first && k == n) return n;
     if (newlines && newline) return newline;
@@ -187,7 +193,12 @@ static size_t next_cl100k_like(const unsigned char *s, size_t i, size_t n, unsig
  * follows the run; one forward scan finds both. */
 static inline size_t upper_then_lower(const unsigned char *s, size_t j, size_t n) {
     size_t next, last_lower = 0;
-    if (j < n && (unsigned)(s[j] - 'a') < 26) return run_of(s, j + 1, n, M_LOWER); /* the common case */
+    if (j < n && (unsigned)(s[j] - 'a') < 26) return run_of(s, j + 1, n, M_LOWER); /* the common cases */
+    if (j < n && (unsigned)(s[j] - 'A') < 26) {
+        j = ASCII_SPAN(s, j + 1, n, 'A', 'Z', 0);
+        while (j < n && (unsigned)(s[j] - 'A') < 26) j++;
+        if (j < n && (unsigned)(s[j] - 'a') < 26) return run_of(s, j + 1, n, M_LOWER);
+    }
     while (j < n) {
         unsigned c = class_at(s, j, n, &next);
         if (!IN(M_UPPER, c)) return c == PT_LL ? run_of(s, next, n, M_LOWER) : last_lower;
@@ -207,9 +218,10 @@ static size_t upper_then_any_lower(const unsigned char *s, size_t j, size_t n) {
  * [^\r\n\p{L}\p{N}]?[upper]*[lower]+(?i:'s|...)?|[^\r\n\p{L}\p{N}]?[upper]+[lower]*(?i:'s|...)?
  * |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+ */
 static size_t next_o200k_like(const unsigned char *s, size_t i, size_t n, int contractions, size_t digits) {
-    size_t next, end;
+    size_t next, after, end;
     unsigned c = class_at(s, i, n, &next);
-    int prefix = IN(M_NOT_NLN, c), bare = IN(M_UPPER | M_LOWER, c);
+    int bare = IN(M_UPPER | M_LOWER, c); /* a letter or a mark */
+    int prefix = IN(M_NOT_NLN, c) && next < n && IN(M_UPPER | M_LOWER, class_at(s, next, n, &after));
     /* The optional first character is taken first, and left only when the rest then fails. */
     end = prefix ? upper_then_lower(s, next, n) : 0;
     if (!end && bare) end = upper_then_lower(s, i, n);
