@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 
 import pytest
+import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -148,3 +149,24 @@ def test_tiktokens_ids_are_the_bpe_of_these_chunks(name):
     for _, text in [*stdlib_texts(4, 8_000), ("multilingual", MULTILINGUAL * 5)]:
         ours = [i for start, end in chunks(family, text) for i in encoding._encode_single_piece(text[start:end])]
         assert ours == encoding.encode_ordinary(text)
+
+
+def ascii_pairs() -> dict[bytes, int]:
+    """Ranks of every byte and every pair of ASCII bytes: BPE pairs up each chunk's ASCII, so a
+    boundary that moves by one character shows in the ids."""
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks |= {bytes([a, b]): 256 + 128 * a + b for a in range(128) for b in range(128)}
+    return ranks
+
+
+@pytest.mark.parametrize("family", list(PATTERNS), ids=FAMILY_IDS)
+@pytest.mark.parametrize("ranks", ["o200k_base", "ascii pairs"])
+def test_tiktokens_own_regex_under_each_pattern_gives_the_ids_of_these_chunks(family, ranks):
+    # tiktoken itself (not the regex module) with each family's pattern: wherever it cut
+    # elsewhere, BPE would merge across one of our boundaries or stop inside a chunk.
+    mergeable = tiktoken_reference("o200k_base")._mergeable_ranks if ranks == "o200k_base" else ascii_pairs()
+    encoding = tiktoken.Encoding(NAMES[family], pat_str=PATTERNS[family], mergeable_ranks=mergeable, special_tokens={})
+    edges = ["a\n  ", "a\n\n ", " \n \n", "x  \n", "\u0301A", "I'M", "we'\u017f", "\u1c89\u0295\ua7cb \U00010d4e"]
+    for text in [*edges, MULTILINGUAL, "".join(FRAGMENTS + ALPHABET) * 3, stdlib_texts(2, 8_000)[1][1]]:
+        ours = [i for start, end in chunks(family, text) for i in encoding._encode_single_piece(text[start:end])]
+        assert ours == encoding.encode_ordinary(text), repr(text[:40])
