@@ -4,7 +4,8 @@
  * chunks(family: int, text: str) -> list[tuple[int, int]]
  *     The (start, end) character offsets of the chunks pretok_next cuts `text` into.
  * count(family: int, data: bytes) -> int
- *     How many chunks the UTF-8 `data` has, without the GIL: the split alone, for timing.
+ *     How many chunks `data` has, without the GIL: the split alone, for timing. RuntimeError
+ *     if a chunk does not end after its start and at most at the end (any bytes, even not UTF-8).
  * table() -> bytes
  *     The class byte (PT_OTHER ... PT_NEWLINE) of every code point 0..U+10FFFF.
  *
@@ -55,12 +56,14 @@ static PyObject *count(PyObject *module, PyObject *args) {
         PyBuffer_Release(&data);
         return NULL;
     }
-    size_t chunks = 0, n = (size_t)data.len;
+    size_t chunks = 0, n = (size_t)data.len, i = 0, end = 0;
     const unsigned char *s = data.buf;
     Py_BEGIN_ALLOW_THREADS
-    for (size_t i = 0; i < n; chunks++) i = pretok_next((pretok_family)family, s, i, n);
+    for (; i < n; chunks++, i = end)
+        if ((end = pretok_next((pretok_family)family, s, i, n)) <= i || end > n) break;
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&data);
+    if (i < n) return PyErr_Format(PyExc_RuntimeError, "pretok_next gave %zu for the chunk at byte %zu of %zu", end, i, n);
     return PyLong_FromSize_t(chunks);
 }
 

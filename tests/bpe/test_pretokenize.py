@@ -170,3 +170,14 @@ def test_tiktokens_own_regex_under_each_pattern_gives_the_ids_of_these_chunks(fa
     for text in [*edges, MULTILINGUAL, "".join(FRAGMENTS + ALPHABET) * 3, stdlib_texts(2, 8_000)[1][1]]:
         ours = [i for start, end in chunks(family, text) for i in encoding._encode_single_piece(text[start:end])]
         assert ours == encoding.encode_ordinary(text), repr(text[:40])
+
+
+@pytest.mark.parametrize("family", list(PATTERNS), ids=FAMILY_IDS)
+@settings(max_examples=500, deadline=None)
+@given(
+    data=st.binary(max_size=64)
+    | st.lists(st.sampled_from([b"\xc5", b"\xbf", b"\xf0\x9f", b"\xe4", b"'", b"a", b" "])).map(b"".join)
+)
+def test_any_bytes_even_not_utf8_end_in_chunks_that_move_forward(family, data):
+    # Not UTF-8 is the caller's to avoid (pretokenize.h), but it must not read past the end or stall.
+    assert 0 <= _pretokenize_check.count(family, data) <= len(data)
