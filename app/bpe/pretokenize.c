@@ -3,8 +3,9 @@
  *
  * Each family's function takes its pattern's alternatives in order, as the regex engine
  * does (leftmost alternative that matches), and within an alternative works out in one
- * forward scan where backtracking would end; every scan is bounded by the chunk it returns
- * (or a constant number of rescans of it), so a text is split in linear time. ASCII bytes
+ * forward scan where backtracking would end. A failed alternative's scan covers a run that
+ * the next chunks then take whole, so each byte is read a bounded number of times and a
+ * text is split in linear time (the tests time 16 MB hostile runs). ASCII bytes
  * are classified by one table load; only bytes >= 0x80 are decoded (UTF-8) and looked up
  * in the generated two-stage table of Unicode classes (app/bpe/unicode_classes.py writes
  * pretokenize_classes.h at build time from tiktoken's own classes).
@@ -80,8 +81,9 @@ static inline size_t ascii_span(const unsigned char *s, size_t i, size_t n, uint
 #endif
 
 /* The end of the run of characters in `mask` from i: ASCII bytes in a tight loop, others
- * decoded. Letter runs, the common case, start eight bytes at a time (`mask` is a constant
- * at every call, so the choice is made when compiling). */
+ * decoded. Letter runs, the common case, start eight bytes at a time (the step may stop
+ * early: the byte loop goes on from there; `mask` is a constant at every call, so the choice
+ * is made when compiling). */
 static inline size_t run_of(const unsigned char *s, size_t i, size_t n, unsigned mask) {
     size_t next;
     while (i < n) {
@@ -105,7 +107,7 @@ static size_t numbers(const unsigned char *s, size_t i, size_t n, size_t most) {
     return i;
 }
 
-/* The ASCII letter s[j] case-folded (U+017F folds to 's', as fancy-regex's (?i) does), 0 if none. */
+/* The byte s[j] lower-cased, U+017F read as 's' (fancy-regex's (?i) folds it so); 0 at the end. */
 static unsigned folded(const unsigned char *s, size_t j, size_t n, size_t *next) {
     if (j >= n) return 0;
     *next = j + 1;
