@@ -1,12 +1,31 @@
-"""Builds the C extensions (the BPE merge loops, the ASCII split patterns, and the token inspector's
-merge parents of tiktoken-style ranks); everything else is in pyproject.toml."""
+"""Builds the C extensions (the BPE merge loops, the ASCII split patterns, the token inspector's
+merge parents of tiktoken-style ranks, and the Unicode pretokenizer of the split patterns with
+its test binding); everything else is in pyproject.toml.
+
+The pretokenizer's Unicode class table is generated first, from tiktoken's own regex classes
+(app/bpe/unicode_classes.py), into build/generated/: extensions that compile
+app/bpe/pretokenize.c take `include_dirs=[GENERATED]`."""
+
+import runpy
+from pathlib import Path
 
 from setuptools import Extension, setup
+
+HERE = Path(__file__).resolve().parent
+GENERATED = "build/generated"
+runpy.run_path(str(HERE / "app/bpe/unicode_classes.py"))["write_header"](HERE / GENERATED / "pretokenize_classes.h")
+PRETOKENIZE = {"include_dirs": [GENERATED], "depends": ["app/bpe/pretokenize.h", "app/bpe/unicode_classes.py"]}
 
 setup(
     ext_modules=[
         Extension("app.bpe._core", ["app/bpe/_core.c"], extra_compile_args=["-O2"]),
         Extension("app.bpe._ascii_split", ["app/bpe/_ascii_split.c"], extra_compile_args=["-O2"]),
         Extension("app.inspect._parents", ["app/inspect/_parents.c"], extra_compile_args=["-O2"]),
+        Extension(
+            "app.bpe._pretokenize_check",
+            ["app/bpe/_pretokenize_check.c", "app/bpe/pretokenize.c"],
+            extra_compile_args=["-O2"],
+            **PRETOKENIZE,
+        ),
     ]
 )
