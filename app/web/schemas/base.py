@@ -16,7 +16,7 @@ MAX_NAME_CHARS = 100
 MAX_NAMES = 100  # names in one list; the real bound is `max_compare` after duplicates are dropped
 
 
-# The one default of /api/count (texts) and /api/compare; `default_names` in api.py applies it.
+# The one default of /api/count (texts) and /api/compare; `default_names` in app/web/api/common.py applies it.
 DEFAULT_TOKENIZERS_DOC = (
     "Omitted: the first `max_compare` built-in tokenizers in the order GET /api/tokenizers lists them, "
     "listed as `default_tokenizers` by GET /api/limits; with the default limit of 6 these are gpt2, cl100k_base, "

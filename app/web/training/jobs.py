@@ -9,7 +9,7 @@ the uploads' rule (`tokenizer_store.check_write_access`). The runner is one per 
 made at start-up (it marks the jobs of a dead server `interrupted`) and closed at
 shutdown (its children are killed, its jobs interrupted). A full queue is a 503
 `server_busy` with Retry-After. GET /api/tokenizers/{name}/merges lists a `bpe`
-tokenizer's merges in order; POST /api/tokenize with "merges" is in api.py.
+tokenizer's merges in order; POST /api/tokenize with "merges" is in api/tokens.py.
 """
 
 from __future__ import annotations
