@@ -19,17 +19,14 @@ from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
 from app.web.pages.budget_view import Budget, PlaygroundBudget, parse_reply, playground_model
-from app.web.pages.chat_form import (
+from app.web.pages.chat_form import PageInput, focus_after, names_for, roles_for
+from app.web.pages.chat_prompt import (
     ChatTokenized,
-    PageInput,
     chat_result,
     chat_view,
-    focus_after,
     message_rows,
-    names_for,
     render_page_chat,
     reply_tokens,
-    roles_for,
 )
 from app.web.pages.chat_tools import ToolsBox, call_ids, takes_tools
 from app.web.pages.chunk_view import NO_MARKS, chunk_marks
