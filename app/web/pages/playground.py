@@ -48,7 +48,8 @@ from app.web.pages.common import (
 )
 from app.web.pages.fewest_view import fewest_view
 from app.web.pages.sample_notes import note_for
-from app.web.tokenview import VIEWS, build_view, render_decoded
+from app.web.text_escapes import render_decoded
+from app.web.tokenview import VIEWS, build_view
 
 router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py
 DEFAULT_TOKENIZER = "o200k_base"
