@@ -29,17 +29,8 @@ from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
 from app.web.pages.budget_view import cheapest_first, cost_lines, rank_columns
-from app.web.pages.chat_form import (
-    PageInput,
-    chat_result,
-    chat_view,
-    focus_after,
-    message_rows,
-    names_for,
-    render_page_chat,
-    reply_tokens,
-    roles_for,
-)
+from app.web.pages.chat_form import PageInput, focus_after, names_for, roles_for
+from app.web.pages.chat_prompt import chat_result, chat_view, message_rows, render_page_chat, reply_tokens
 from app.web.pages.chat_tools import ToolsBox, call_ids, check_size, takes_tools
 from app.web.pages.chunk_view import ChunkMarks, chunk_marks
 from app.web.pages.common import (
@@ -108,7 +99,7 @@ class Column:
     kind: str
     vocab_size: int
     asked_as: str = ""  # the model name this column was asked for (gpt-4o), if not its tokenizer name
-    result: Any = None  # engine_calls.Tokenized; chat_form.ChatTokenized in chat mode
+    result: Any = None  # engine_calls.Tokenized; chat_prompt.ChatTokenized in chat mode
     error: TokenprismError | None = None
     no_chat: bool = False  # chat mode, and this tokenizer has no chat format
     no_tools: str | None = None  # chat mode with tools, and this tokenizer's format has none: why it shows no prompt

@@ -19,17 +19,14 @@ from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
 from app.web.pages.budget_view import Budget, PlaygroundBudget, parse_reply, playground_model
-from app.web.pages.chat_form import (
+from app.web.pages.chat_form import PageInput, focus_after, names_for, roles_for
+from app.web.pages.chat_prompt import (
     ChatTokenized,
-    PageInput,
     chat_result,
     chat_view,
-    focus_after,
     message_rows,
-    names_for,
     render_page_chat,
     reply_tokens,
-    roles_for,
 )
 from app.web.pages.chat_tools import ToolsBox, call_ids, takes_tools
 from app.web.pages.chunk_view import NO_MARKS, chunk_marks
@@ -51,7 +48,8 @@ from app.web.pages.common import (
 )
 from app.web.pages.fewest_view import fewest_view
 from app.web.pages.sample_notes import note_for
-from app.web.tokenview import VIEWS, build_view, render_decoded
+from app.web.text_escapes import render_decoded
+from app.web.tokenview import VIEWS, build_view
 
 router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py
 DEFAULT_TOKENIZER = "o200k_base"
