@@ -46,6 +46,7 @@ def cmd_count(args) -> None:
     with open_plan(args.paths, corpus_options(args)) as plan:
         files_bytes = plan.total_bytes
         workers = workers_of(args, plan.from_stdin)
+        plan.spread(workers)
         legacy = (
             args.by is None
             and not any(os.path.isdir(path) for path in args.paths)
