@@ -4,7 +4,8 @@ Ids equal `tokenizers.Tokenizer.encode(text, add_special_tokens=False).ids`; the
 done by `encode_batch` of one text, which releases the GIL (`encode` holds it), so a long
 text does not stop the server's event loop. Counting (`count`, `count_batch`) asks the
 library's `encode_batch_fast`, which keeps no offsets and encodes a batch's texts on its own
-threads (TOKENIZERS_PARALLELISM=false keeps it to one). With
+threads (TOKENIZERS_PARALLELISM=false keeps it to one); a long text is cut into pieces where
+the file's rules make that exact (`huggingface_cuts`: DeepSeek's). With
 `allow_special`, added tokens marked special are matched in the text as the library does;
 without it they are plain text (the library's `encode_special_tokens`). Added tokens not
 marked special are vocabulary to the library and are matched in both modes. Truncation and
@@ -34,7 +35,7 @@ import json
 import threading
 
 import tokenizers
-from app.backends import huggingface_chunks
+from app.backends import huggingface_chunks, huggingface_cuts
 from app.backends.huggingface_pieces import config_steps, own_bytes_function, run_decoders, text_pieces, unbyte
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
@@ -56,6 +57,7 @@ class HuggingFaceTokenizer(Tokenizer):
         library.encode_special_tokens = True
         self._matching: tokenizers.Tokenizer | None = None  # the file as it is: built on first use of allow_special
         self._lock = threading.Lock()
+        self._cut = huggingface_cuts.cutter(library)  # None: a long text is counted whole
         self._decoders = None if library.decoder is None else config_steps(library.decoder, "decoders")
         self._byte_level_only = [s["type"] for s in self._decoders or ()] == ["ByteLevel"]
         added = library.get_added_tokens_decoder()  # id -> AddedToken
@@ -139,16 +141,20 @@ class HuggingFaceTokenizer(Tokenizer):
 
     def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
         """Through the library's batch encoder without offsets (`encode_batch_fast`: the same ids,
-        the GIL let go, the texts spread over the library's threads), about COUNT_BATCH_CHARS at a time."""
+        the GIL let go, the texts spread over the library's threads), about COUNT_BATCH_CHARS at a
+        time; a long text in pieces where the file's rules allow it (`huggingface_cuts`)."""
+        pieces = [(n, piece) for n, text in enumerate(texts) for piece in (self._cut(text) if self._cut else [text])]
         library = self._library(allow_special)
-        counts: list[int] = []
+        counts = [0] * len(texts)
         start = 0
-        while start < len(texts):
-            stop, size = start + 1, len(texts[start])
-            while stop < len(texts) and size + len(texts[stop]) <= COUNT_BATCH_CHARS:
-                size += len(texts[stop])
+        while start < len(pieces):
+            stop, size = start + 1, len(pieces[start][1])
+            while stop < len(pieces) and size + len(pieces[stop][1]) <= COUNT_BATCH_CHARS:
+                size += len(pieces[stop][1])
                 stop += 1
-            counts += map(len, self._run(library.encode_batch_fast, texts[start:stop]))
+            encodings = self._run(library.encode_batch_fast, [piece for _, piece in pieces[start:stop]])
+            for (n, _), encoding in zip(pieces[start:stop], encodings, strict=True):
+                counts[n] += len(encoding)
             start = stop
         return counts
 
