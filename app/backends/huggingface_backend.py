@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 
 import tokenizers
 from app.backends import huggingface_chunks, huggingface_cuts
@@ -166,7 +167,7 @@ class HuggingFaceTokenizer(Tokenizer):
     def _library(self, allow_special: bool) -> tokenizers.Tokenizer:
         return (self._matching or self._load_matching()) if allow_special and self._special_tokens else self._plain
 
-    def _run(self, encode, texts: list[str]) -> list[tokenizers.Encoding]:
+    def _run(self, encode: Callable[..., list[tokenizers.Encoding]], texts: list[str]) -> list[tokenizers.Encoding]:
         try:
             return encode(texts, add_special_tokens=False)
         except BaseException as error:  # a library error, or a pyo3 PanicException (a BaseException)
