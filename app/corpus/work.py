@@ -15,6 +15,7 @@ pickles); anything else is a bug, and comes back as it is.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -45,9 +46,12 @@ def prepare(shared: tuple) -> None:
 
 
 def install(shared: tuple) -> None:
-    """Pool initializer: keep what every task of this process shares."""
+    """Pool initializer: keep what every task of this process shares. The pool already has a process
+    per core, so Hugging Face `tokenizers` is kept to one thread here (unless the user set
+    TOKENIZERS_PARALLELISM): its own threads would only compete with the other workers."""
     global _installed
     _installed = shared
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 @dataclass

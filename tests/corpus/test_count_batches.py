@@ -5,6 +5,7 @@ a refused document still skipped and recorded alone, tasks cut so that every wor
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -90,3 +91,15 @@ def test_counts_do_not_change_with_workers(tmp_path, names):
     assert one_task == 1 and tasks >= 2
     assert alone.total == spread.total
     assert spread.workers == 2
+
+
+def test_pool_workers_keep_the_hugging_face_library_to_one_thread(monkeypatch):
+    from app.corpus import work
+
+    monkeypatch.delenv("TOKENIZERS_PARALLELISM", raising=False)
+    monkeypatch.setattr(work, "_installed", ())
+    work.install(())
+    assert os.environ["TOKENIZERS_PARALLELISM"] == "false"
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "true")
+    work.install(())
+    assert os.environ["TOKENIZERS_PARALLELISM"] == "true"  # a user's choice stands
