@@ -4,8 +4,9 @@ Ids equal `tokenizers.Tokenizer.encode(text, add_special_tokens=False).ids`; the
 done by `encode_batch` of one text, which releases the GIL (`encode` holds it), so a long
 text does not stop the server's event loop. Counting (`count`, `count_batch`) asks the
 library's `encode_batch_fast`, which keeps no offsets and encodes a batch's texts on its own
-threads (TOKENIZERS_PARALLELISM=false keeps it to one); a long text is cut into pieces where
-the file's rules make that exact (`huggingface_cuts`: DeepSeek's). With
+threads (TOKENIZERS_PARALLELISM=false keeps it to one); for a file with DeepSeek's rules, a
+long text is cut into pieces where that is exact (`huggingface_cuts`) and ASCII text is cut into
+the library's chunks by our own regex, each distinct chunk counted once (`huggingface_ascii`). With
 `allow_special`, added tokens marked special are matched in the text as the library does;
 without it they are plain text (the library's `encode_special_tokens`). Added tokens not
 marked special are vocabulary to the library and are matched in both modes. Truncation and
@@ -37,6 +38,7 @@ from collections.abc import Callable
 
 import tokenizers
 from app.backends import huggingface_chunks, huggingface_cuts
+from app.backends.huggingface_ascii import AsciiCounter
 from app.backends.huggingface_pieces import config_steps, own_bytes_function, run_decoders, text_pieces, unbyte
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
@@ -59,6 +61,7 @@ class HuggingFaceTokenizer(Tokenizer):
         self._matching: tokenizers.Tokenizer | None = None  # the file as it is: built on first use of allow_special
         self._lock = threading.Lock()
         self._cut = huggingface_cuts.cutter(library)  # None: a long text is counted whole
+        self._ascii = AsciiCounter.for_library(library)  # None: the library counts all text
         self._decoders = None if library.decoder is None else config_steps(library.decoder, "decoders")
         self._byte_level_only = [s["type"] for s in self._decoders or ()] == ["ByteLevel"]
         added = library.get_added_tokens_decoder()  # id -> AddedToken
@@ -141,12 +144,20 @@ class HuggingFaceTokenizer(Tokenizer):
         return self.count_batch([text], allow_special)[0]
 
     def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
-        """Through the library's batch encoder without offsets (`encode_batch_fast`: the same ids,
-        the GIL let go, the texts spread over the library's threads), about COUNT_BATCH_CHARS at a
-        time; a long text in pieces where the file's rules allow it (`huggingface_cuts`)."""
-        pieces = [(n, piece) for n, text in enumerate(texts) for piece in (self._cut(text) if self._cut else [text])]
-        library = self._library(allow_special)
+        """For a file with DeepSeek's rules, each text in pieces (`huggingface_cuts`) and its ASCII pieces
+        through `huggingface_ascii`; the rest through the library's batch encoder without offsets
+        (`encode_batch_fast`: the same ids, the GIL let go, the texts spread over the library's
+        threads), about COUNT_BATCH_CHARS at a time."""
         counts = [0] * len(texts)
+        pieces: list[tuple[int, str]] = []  # (which text, a piece of it) for the library
+        for n, text in enumerate(texts):
+            for piece in self._cut(text) if self._cut else [text]:
+                quick = self._ascii.count(piece, self._count_chunks) if self._ascii else None
+                if quick is None:
+                    pieces.append((n, piece))
+                else:
+                    counts[n] += quick
+        library = self._library(allow_special)
         start = 0
         while start < len(pieces):
             stop, size = start + 1, len(pieces[start][1])
@@ -158,6 +169,9 @@ class HuggingFaceTokenizer(Tokenizer):
                 counts[n] += len(encoding)
             start = stop
         return counts
+
+    def _count_chunks(self, chunks: list[str]) -> list[int]:
+        return [len(encoding) for encoding in self._run(self._plain.encode_batch_fast, chunks)]
 
     def _encode(self, text: str, allow_special: bool) -> tokenizers.Encoding:
         # encode_batch lets go of the GIL while it works (encode holds it): the event loop and

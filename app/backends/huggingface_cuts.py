@@ -1,7 +1,8 @@
 """Where a long text may be cut for counting, so that its pieces' counts add up to its own count.
 
 The library encodes one text on one thread; cut into pieces, a long text is counted on all
-of the library's threads (`encode_batch_fast` spreads a batch over them). A cut is exact
+of the library's threads (`encode_batch_fast` spreads a batch over them), and its ASCII
+pieces can be counted without the library's pre-tokenizer (`huggingface_ascii`). A cut is exact
 only where no token can cross it, which depends on the file's rules, so it is allowed for
 one set of rules, proven here: no normalizer, and the pre-tokenizer of DeepSeek's files
 (`PROVEN_STEPS`: digits in runs of up to three, CJK runs, then one regex, then ByteLevel
@@ -23,7 +24,7 @@ from collections.abc import Callable
 
 import tokenizers
 
-PIECE_CHARS = 1 << 16  # a text is cut into pieces of about this many characters
+PIECE_CHARS = 1 << 12  # a text is cut into pieces of about this many characters
 _CUT = re.compile(r"\n(?=[A-Za-z])")
 _PROVEN_REGEXES = [
     r"\p{N}{1,3}",
@@ -42,19 +43,20 @@ PROVEN_STEPS = [
 Cutter = Callable[[str], list[str]]
 
 
-def cutter(library: tokenizers.Tokenizer) -> Cutter | None:
-    """`cut` when the file's rules are the proven ones, else None (never cut)."""
+def proven(library: tokenizers.Tokenizer) -> bool:
+    """Whether the file's rules are the proven ones (see the module's docstring)."""
     normalizer = None if library.normalizer is None else json.loads(library.normalizer.__getstate__())
-    if normalizer not in (None, {"type": "Sequence", "normalizers": []}):
-        return None
-    if library.pre_tokenizer is None:
-        return None
+    if normalizer not in (None, {"type": "Sequence", "normalizers": []}) or library.pre_tokenizer is None:
+        return False
     config = json.loads(library.pre_tokenizer.__getstate__())
     if config.get("type") != "Sequence" or config.get("pretokenizers") != PROVEN_STEPS:
-        return None
-    if any("\n" in token.content or token.lstrip for token in library.get_added_tokens_decoder().values()):
-        return None
-    return cut
+        return False
+    return not any("\n" in token.content or token.lstrip for token in library.get_added_tokens_decoder().values())
+
+
+def cutter(library: tokenizers.Tokenizer) -> Cutter | None:
+    """`cut` when the file's rules are the proven ones, else None (never cut)."""
+    return cut if proven(library) else None
 
 
 def cut(text: str) -> list[str]:
