@@ -35,7 +35,8 @@ from operator import mul
 import tokenizers
 from app.backends import huggingface_cuts
 
-CACHE_ENTRIES = 1 << 17  # distinct chunks kept (then the cache starts over)
+CACHE_ENTRIES = 1 << 16  # distinct chunks kept (then the cache starts over): a few MB at most
+CACHE_CHUNK_CHARS = 64  # a longer chunk (a long run of spaces) is counted but not kept
 _PUNCT = re.escape(string.punctuation)
 PIECES = re.compile(
     r"[0-9]{1,3}"
@@ -72,11 +73,14 @@ class AsciiCounter:
         chunks = Counter(found)
         cache = self._cache
         missing = [chunk for chunk in chunks if chunk not in cache]
+        total = 0
         if missing:
             counted = dict(zip(missing, count_many(missing), strict=True))
-            if len(cache) + len(counted) > CACHE_ENTRIES:
-                self._cache = counted  # start over; a thread counting with the old dict keeps it
-                cache = cache | counted
+            for chunk in missing:
+                total += counted[chunk] * chunks.pop(chunk)
+            keep = {chunk: n for chunk, n in counted.items() if len(chunk) <= CACHE_CHUNK_CHARS}
+            if len(cache) + len(keep) > CACHE_ENTRIES:
+                self._cache = keep  # start over; a thread counting with the old dict keeps it
             else:
-                cache.update(counted)
-        return sum(map(mul, map(cache.__getitem__, chunks), chunks.values()))
+                cache.update(keep)
+        return total + sum(map(mul, map(cache.__getitem__, chunks), chunks.values()))

@@ -78,3 +78,11 @@ def test_a_full_cache_starts_over_and_counts_stay_exact(deepseek, monkeypatch):
 @pytest.mark.parametrize("kind", KINDS_TRAINED)
 def test_other_rules_have_no_ascii_path(kind):
     assert AsciiCounter.for_library(_train(kind)) is None
+
+
+def test_long_chunks_are_counted_but_not_kept(deepseek):
+    counter = AsciiCounter.for_library(deepseek.library)
+    text = "x" + " " * 300 + "y = " + "z" * 5000 + "\n" * 100
+    assert counter.count(text, deepseek._count_chunks) == _library_count(deepseek, text)
+    assert counter._cache and max(map(len, counter._cache)) <= huggingface_ascii.CACHE_CHUNK_CHARS
+    assert counter.count(text, deepseek._count_chunks) == _library_count(deepseek, text)  # again, from the cache
