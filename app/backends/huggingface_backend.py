@@ -2,7 +2,11 @@
 
 Ids equal `tokenizers.Tokenizer.encode(text, add_special_tokens=False).ids`; the work is
 done by `encode_batch` of one text, which releases the GIL (`encode` holds it), so a long
-text does not stop the server's event loop. With
+text does not stop the server's event loop. Counting (`count`, `count_batch`) asks the
+library's `encode_batch_fast`, which keeps no offsets and encodes a batch's texts on its own
+threads (TOKENIZERS_PARALLELISM=false keeps it to one); for a file with DeepSeek's rules, a
+long text is cut into pieces where that is exact (`huggingface_cuts`) and ASCII text is cut into
+the library's chunks by our own regex, each distinct chunk counted once (`huggingface_ascii`). With
 `allow_special`, added tokens marked special are matched in the text as the library does;
 without it they are plain text (the library's `encode_special_tokens`). Added tokens not
 marked special are vocabulary to the library and are matched in both modes. Truncation and
@@ -18,7 +22,7 @@ them (ByteLevel, ByteFallback, Metaspace, WordPiece, Replace, Strip, Fuse, BPEDe
 decoder: tokens joined by spaces), so the pieces join to `decode`, except that an invalid
 run of byte-fallback pieces keeps its bytes where the library writes one U+FFFD per piece.
 The pieces of an encoded text come from the encoding's character offsets into the user's
-text, so no normalizer shows (see `text_pieces`).
+text, so no normalizer shows (`huggingface_pieces` holds these rules).
 
 Left out: pair inputs, post-processors (the templates that add [CLS] or BOS), and the CTC
 decoder and regex `Replace` in a decoder (their tokens show as the raw token strings;
@@ -28,65 +32,21 @@ loadable by the library is an `InvalidInput` at construction.
 
 from __future__ import annotations
 
-import itertools
 import json
-import re
 import threading
+from collections.abc import Callable
 
 import tokenizers
-from app.backends import huggingface_chunks
+from app.backends import huggingface_chunks, huggingface_cuts
+from app.backends.huggingface_ascii import AsciiCounter
+from app.backends.huggingface_pieces import config_steps, own_bytes_function, run_decoders, text_pieces, unbyte
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
-from app.tokenizers.tokens import CONTINUATION_BYTES
+
+__all__ = ["MAX_JSON_BYTES", "HuggingFaceTokenizer", "text_pieces", "unbyte"]
 
 MAX_JSON_BYTES = 64 << 20  # the largest tokenizer.json files in use are ~20 MB
-_BYTE_PIECE = re.compile(rb"<0x([0-9A-Fa-f]{2})>")
-_CLEANUP = (
-    (b" .", b"."),
-    (b" ?", b"?"),
-    (b" !", b"!"),
-    (b" ,", b","),
-    (b" ' ", b"'"),
-    (b" n't", b"n't"),
-    (b" 'm", b"'m"),
-    (b" do not", b" don't"),
-    (b" 's", b"'s"),
-    (b" 've", b"'ve"),
-    (b" 're", b"'re"),
-)
-
-
-def _byte_level_table() -> dict[str, int]:
-    """GPT-2's stand-in character -> the byte it stands for (printable bytes stand for themselves)."""
-    printable = {*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)}
-    table, extra = {}, 0
-    for byte in range(256):
-        if byte in printable:
-            table[chr(byte)] = byte
-        else:
-            table[chr(256 + extra)] = byte
-            extra += 1
-    return table
-
-
-_UNBYTE = _byte_level_table()
-
-
-def unbyte(token: str) -> bytes:
-    """A byte-level token's bytes; one with a character outside the table stays as its UTF-8, as in the library."""
-    try:
-        return bytes([_UNBYTE[char] for char in token])
-    except KeyError:
-        return token.encode("utf-8")
-
-
-def _steps(component, key: str) -> list[dict]:
-    """A decoder or pre-tokenizer as the flat list of its steps' configs (JSON from the library)."""
-
-    def flat(config: dict) -> list[dict]:
-        return [s for c in config[key] for s in flat(c)] if config.get("type") == "Sequence" else [config]
-
-    return [] if component is None else flat(json.loads(component.__getstate__()))
+COUNT_BATCH_CHARS = 1 << 20  # count_batch hands the library texts in batches of about this many characters
 
 
 class HuggingFaceTokenizer(Tokenizer):
@@ -100,7 +60,9 @@ class HuggingFaceTokenizer(Tokenizer):
         library.encode_special_tokens = True
         self._matching: tokenizers.Tokenizer | None = None  # the file as it is: built on first use of allow_special
         self._lock = threading.Lock()
-        self._decoders = None if library.decoder is None else _steps(library.decoder, "decoders")
+        self._cut = huggingface_cuts.cutter(library)  # None: a long text is counted whole
+        self._ascii = AsciiCounter.for_library(library)  # None: the library counts all text
+        self._decoders = None if library.decoder is None else config_steps(library.decoder, "decoders")
         self._byte_level_only = [s["type"] for s in self._decoders or ()] == ["ByteLevel"]
         added = library.get_added_tokens_decoder()  # id -> AddedToken
         self._added = {i: token.content for i, token in added.items()}
@@ -108,7 +70,7 @@ class HuggingFaceTokenizer(Tokenizer):
         self._special_ids = frozenset(self._special_tokens.values())
         ids = sorted(set(library.get_vocab(with_added_tokens=True).values()))
         self._strings = {i: s for i in ids if (s := library.id_to_token(i)) is not None}  # id -> the library's string
-        own = _own_bytes_function(library, self._decoders or [])
+        own = own_bytes_function(library, self._decoders or [])
         self._bytes = {i: s.encode("utf-8") if i in added else own(s) for i, s in self._strings.items()}
         self._vocab_size = ids[-1] + 1 if ids else 0
         self._sequence_bytes = self._bytes  # with ByteLevel as the only decoder: each id's bytes in a sequence
@@ -155,8 +117,9 @@ class HuggingFaceTokenizer(Tokenizer):
         return ids, text_pieces(text, encoding.offsets, [self._bytes[i] for i in ids])
 
     def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
-        library = (self._matching or self._load_matching()) if allow_special and self._special_tokens else self._plain
-        return huggingface_chunks.chunks(library, text, self._encode(text, allow_special), self._added)
+        return huggingface_chunks.chunks(
+            self._library(allow_special), text, self._encode(text, allow_special), self._added
+        )
 
     def pieces_of(self, text: str, ids: list[int], allow_special: bool = False) -> list[bytes]:
         # Stricter than the base: token bytes that spell only the start of the text would leave
@@ -172,17 +135,55 @@ class HuggingFaceTokenizer(Tokenizer):
         strings = [self._strings[i] for i in ids]
         if self._decoders is None:  # the library joins the tokens with spaces
             return [s.encode("utf-8") if n == 0 else b" " + s.encode("utf-8") for n, s in enumerate(strings)]
-        return _run_decoders(self._decoders, strings)
+        return run_decoders(self._decoders, strings)
 
     def decode(self, ids: list[int]) -> str:
         return self._plain.decode(ids, skip_special_tokens=False)
 
+    def count(self, text: str, allow_special: bool = False) -> int:
+        return self.count_batch([text], allow_special)[0]
+
+    def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
+        """For a file with DeepSeek's rules, each text in pieces (`huggingface_cuts`) and its ASCII pieces
+        through `huggingface_ascii`; the rest through the library's batch encoder without offsets
+        (`encode_batch_fast`: the same ids, the GIL let go, the texts spread over the library's
+        threads), about COUNT_BATCH_CHARS at a time."""
+        counts = [0] * len(texts)
+        pieces: list[tuple[int, str]] = []  # (which text, a piece of it) for the library
+        for n, text in enumerate(texts):
+            for piece in self._cut(text) if self._cut else [text]:
+                quick = self._ascii.count(piece, self._count_chunks) if self._ascii else None
+                if quick is None:
+                    pieces.append((n, piece))
+                else:
+                    counts[n] += quick
+        library = self._library(allow_special)
+        start = 0
+        while start < len(pieces):
+            stop, size = start + 1, len(pieces[start][1])
+            while stop < len(pieces) and size + len(pieces[stop][1]) <= COUNT_BATCH_CHARS:
+                size += len(pieces[stop][1])
+                stop += 1
+            encodings = self._run(library.encode_batch_fast, [piece for _, piece in pieces[start:stop]])
+            for (n, _), encoding in zip(pieces[start:stop], encodings, strict=True):
+                counts[n] += len(encoding)
+            start = stop
+        return counts
+
+    def _count_chunks(self, chunks: list[str]) -> list[int]:
+        return [len(encoding) for encoding in self._run(self._plain.encode_batch_fast, chunks)]
+
     def _encode(self, text: str, allow_special: bool) -> tokenizers.Encoding:
-        library = (self._matching or self._load_matching()) if allow_special and self._special_tokens else self._plain
+        # encode_batch lets go of the GIL while it works (encode holds it): the event loop and
+        # other requests run on while a long text is encoded. Same ids and offsets.
+        return self._run(self._library(allow_special).encode_batch, [text])[0]
+
+    def _library(self, allow_special: bool) -> tokenizers.Tokenizer:
+        return (self._matching or self._load_matching()) if allow_special and self._special_tokens else self._plain
+
+    def _run(self, encode: Callable[..., list[tokenizers.Encoding]], texts: list[str]) -> list[tokenizers.Encoding]:
         try:
-            # encode_batch lets go of the GIL while it works (encode holds it): the event loop and
-            # other requests run on while a long text is encoded. Same ids and offsets.
-            return library.encode_batch([text], add_special_tokens=False)[0]
+            return encode(texts, add_special_tokens=False)
         except BaseException as error:  # a library error, or a pyo3 PanicException (a BaseException)
             if not isinstance(error, Exception) and type(error).__name__ != "PanicException":
                 raise
@@ -195,189 +196,6 @@ class HuggingFaceTokenizer(Tokenizer):
             if self._matching is None:
                 self._matching = _load(self.name, self._text)
             return self._matching
-
-
-def _own_bytes_function(library: tokenizers.Tokenizer, decoders: list[dict]):
-    """token string -> the bytes it stands for, by what the file's pre-tokenizer, decoder and model say."""
-    steps = decoders + _steps(library.pre_tokenizer, "pretokenizers")
-    types = {step["type"] for step in steps}
-    model, model_type = library.model, type(library.model).__name__
-    if "ByteLevel" in types:
-        return unbyte
-    byte_fallback = (
-        "ByteFallback" in types
-        or bool(getattr(model, "byte_fallback", False))
-        or (model_type == "Unigram" and json.loads(model.__getstate__()).get("byte_fallback", False))
-    )
-    marks = [s["replacement"] for s in steps if s["type"] == "Metaspace"] + [
-        s["pattern"]["String"]
-        for s in decoders
-        if s["type"] == "Replace" and "String" in s["pattern"] and s["content"] == " "
-    ]
-    prefixes = [s["prefix"] for s in decoders if s["type"] == "WordPiece"]
-    prefixes += [model.continuing_subword_prefix] if model_type == "WordPiece" else []
-    suffixes = [s["suffix"] for s in decoders if s["type"] == "BPEDecoder"]
-
-    def own(token: str) -> bytes:
-        if byte_fallback and (match := _BYTE_PIECE.fullmatch(token.encode("utf-8"))):
-            return bytes([int(match[1], 16)])
-        if prefixes and prefixes[0] and token.startswith(prefixes[0]):
-            token = token[len(prefixes[0]) :]
-        for mark in marks[:1] + suffixes[:1]:
-            token = token.replace(mark, " ")
-        return token.encode("utf-8")
-
-    return own
-
-
-def text_pieces(text: str, offsets: list[tuple[int, int]], own: list[bytes]) -> list[bytes]:
-    """For each token (its character span of `text`, its own bytes), the bytes of `text` it
-    stands for. They join to all of `text`'s UTF-8 whenever there is a token at all.
-
-    Tokens whose spans overlap form a cluster (several tokens for one character: the bytes of
-    an emoji, the `f` and `i` NFKC makes of `ﬁ`). From the cluster's end back, tokens whose
-    own bytes are the text there keep them (byte pieces, a `▁` that is a space in the text);
-    a first token that is only a space the text does not have (a prepended `▁`) gets b"";
-    the others take the text up to their span's end, and a run of them left with nothing
-    shares the character before: one byte each, the last of the run the rest (with more
-    tokens than bytes, the extra get none). A token with an empty span gets b"". Text no
-    token covers (whitespace a pre-tokenizer drops) goes to the next token, or, at the end
-    of the text, to the last one."""
-    data = text.encode("utf-8")
-    if b"".join(own) == data:
-        return list(own)
-    at, char, byte = {}, 0, 0  # character offset -> byte offset
-    for position in sorted({p for span in offsets for p in span}):
-        byte += len(text[char:position].encode("utf-8"))
-        char, at[position] = position, byte
-    pieces = [b""] * len(offsets)
-    cursor, i = 0, 0
-    while i < len(offsets):
-        start, end = offsets[i]
-        if start >= end:
-            i += 1
-            continue
-        j = i + 1
-        while j < len(offsets) and offsets[j][0] < end:
-            end = max(end, offsets[j][1])
-            j += 1
-        members = [k for k in range(i, j) if offsets[k][0] < offsets[k][1]]
-        high = position = max(at[end], cursor)
-        keep = len(members)
-        while keep:
-            k = members[keep - 1]
-            begin = position - len(own[k])
-            if not own[k] or begin < max(cursor, at[offsets[k][0]]) or data[begin:position] != own[k]:
-                break
-            pieces[k], position, keep = own[k], begin, keep - 1
-        rest = members[:keep]
-        if len(rest) > 1 and own[rest[0]].strip(b" ") == b"" and not data.startswith(own[rest[0]], cursor):
-            rest = rest[1:]  # a prepended `▁` (the text has no space there): it stands for nothing
-        if rest:
-            ends = [min(max(at[offsets[k][1]], cursor), position) for k in rest[:-1]] + [position]
-            _share(data, rest, ends, cursor, pieces)
-        elif position > cursor:
-            pieces[members[0]] = data[cursor:position] + pieces[members[0]]
-        cursor, i = high, j
-    if offsets and cursor < len(data):
-        pieces[-1] += data[cursor:]
-    return pieces
-
-
-def _share(data: bytes, members: list[int], ends: list[int], low: int, pieces: list[bytes]) -> None:
-    """Give `members` the bytes from `low` up to each one's end in turn; a token left with
-    nothing shares the last character of the run's first token (see `text_pieces`)."""
-    spans = []
-    for stop in ends:
-        stop = max(stop, low)
-        spans.append((low, stop))
-        low = stop
-    first = 0
-    while first < len(spans):
-        last = first + 1
-        while last < len(spans) and spans[last][0] == spans[last][1]:
-            last += 1
-        a, b = spans[first]
-        if last - first > 1 and b > a:
-            z = b - 1
-            while z > a and data[z] in CONTINUATION_BYTES:
-                z -= 1  # the start of the shared character
-            cuts = [a] + [min(z + m, b) for m in range(1, last - first)] + [b]
-            spans[first:last] = list(itertools.pairwise(cuts))
-        first = last
-    for k, (a, b) in zip(members, spans, strict=True):
-        pieces[k] = data[a:b]
-
-
-def _run_decoders(steps: list[dict], strings: list[str]) -> list[bytes]:
-    """Each token's share of the library's decoded text: its decoders, applied per token."""
-    pieces = [s.encode("utf-8") for s in strings]
-    groups = [[i] for i in range(len(pieces))]  # what the next step sees as one token
-    for step in steps:
-        kind = step["type"]
-        if kind == "ByteLevel":
-            pieces = [unbyte(p.decode("utf-8", "replace")) for p in pieces]
-            groups = [list(range(len(pieces)))] if pieces else []
-        elif kind == "Fuse":
-            groups = [list(range(len(pieces)))] if pieces else []
-        elif kind == "ByteFallback":  # a run of <0xNN> pieces that is valid UTF-8 becomes one token
-            fused, run = [], []
-            for group in [*groups, None]:
-                match = _BYTE_PIECE.fullmatch(pieces[group[0]]) if group and len(group) == 1 else None
-                if match and group:
-                    pieces[group[0]] = bytes([int(match[1], 16)])
-                    run.append(group[0])
-                    continue
-                if run:
-                    fused += [run] if _is_utf8(b"".join(pieces[k] for k in run)) else [[k] for k in run]
-                    run = []
-                fused += [group] if group is not None else []
-            groups = fused
-        elif kind == "Replace" and "String" in step["pattern"]:
-            old, new = step["pattern"]["String"].encode("utf-8"), step["content"].encode("utf-8")
-            pieces = [p.replace(old, new) for p in pieces]
-        elif kind == "Metaspace":
-            mark = step["replacement"].encode("utf-8")
-            for n, group in enumerate(groups):
-                space = b"" if n == 0 and step["prepend_scheme"] != "never" else b" "
-                for k in group:
-                    pieces[k] = pieces[k].replace(mark, space)
-        elif kind == "WordPiece":
-            prefix = step["prefix"].encode("utf-8")
-            for n, group in enumerate(groups):
-                if n:
-                    head = pieces[group[0]]
-                    pieces[group[0]] = head[len(prefix) :] if head.startswith(prefix) else b" " + head
-                for k in group if step["cleanup"] else ():
-                    for old, new in _CLEANUP:
-                        pieces[k] = pieces[k].replace(old, new)
-        elif kind == "Strip":
-            char = step["content"].encode("utf-8")
-            for group in groups:
-                _strip(pieces, group, char, step["start"], front=True)
-                _strip(pieces, group[::-1], char, step["stop"], front=False)
-        elif kind == "BPEDecoder":
-            suffix = step["suffix"].encode("utf-8")
-            for n, group in enumerate(groups):
-                for k in group:
-                    pieces[k] = pieces[k].replace(suffix, b"" if n == len(groups) - 1 else b" ")
-    return pieces
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-        return True
-    except UnicodeDecodeError:
-        return False
-
-
-def _strip(pieces: list[bytes], group: list[int], char: bytes, count: int, front: bool) -> None:
-    for _ in range(count):
-        k = next((k for k in group if pieces[k]), None)
-        if k is None or not (pieces[k].startswith(char) if front else pieces[k].endswith(char)):
-            return
-        pieces[k] = pieces[k][len(char) :] if front else pieces[k][: -len(char)]
 
 
 def _checked_text(name: str, data: bytes) -> str:

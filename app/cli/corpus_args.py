@@ -1,7 +1,8 @@
 """The options `count` and `train` share for reading a corpus and running its tasks.
 
 Inputs: paths (files, directories, '-'), --include/--exclude, --field, --column, and the
-sizes --max-document-size and --task-size (a number of bytes, or with K, M or G). Running:
+sizes --max-document-size and --task-size (a number of bytes, or with K, M or G; no
+--task-size: cut for the workers, `Plan.spread`). Running:
 --workers (a local process pool; default the CPU count) or --dask (local, or a scheduler's
 tcp://HOST:PORT). Progress: --progress/--no-progress (default: when stderr is a terminal).
 Every bad value is a `CliError` naming the option and the allowed range.
@@ -64,7 +65,10 @@ def add_corpus_arguments(sub, what: str) -> None:
         "after a line end; a longer record is skipped and reported",
     )
     sub.add_argument(
-        "--task-size", default="8M", metavar="SIZE", help="bytes of input per task sent to a worker (default 8M)"
+        "--task-size",
+        metavar="SIZE",
+        help="bytes of input per task sent to a worker (default: the corpus cut so that every worker gets "
+        "tasks, 256K to 8M each)",
     )
     sub.add_argument(
         "--workers",
@@ -95,7 +99,7 @@ def corpus_options(args) -> CorpusOptions:
         field=args.field,
         column=args.column,
         max_document_bytes=parse_size("--max-document-size", args.max_document_size),
-        task_bytes=parse_size("--task-size", args.task_size),
+        task_bytes=None if args.task_size is None else parse_size("--task-size", args.task_size),
     )
 
 

@@ -17,7 +17,7 @@ import json
 import os
 import sys
 
-from app.cli import count_budget, count_scripts
+from app.cli import count_budget
 from app.cli.corpus_args import add_corpus_arguments, corpus_options, show_progress, workers_of
 from app.cli.io import CliError, read_chat
 from app.cli.progress import Progress, human_bytes
@@ -46,6 +46,7 @@ def cmd_count(args) -> None:
     with open_plan(args.paths, corpus_options(args)) as plan:
         files_bytes = plan.total_bytes
         workers = workers_of(args, plan.from_stdin)
+        plan.spread(workers)
         legacy = (
             args.by is None
             and not any(os.path.isdir(path) for path in args.paths)
@@ -133,6 +134,8 @@ def print_report(report: CountReport, legacy: bool, asked: count_budget.Asked = 
 
 def count_by_script(args, names: list[str], asked: count_budget.Asked) -> None:
     """--by script (count_scripts.py): one table of tokens per character by script."""
+    from app.cli import count_scripts  # only this mode needs it
+
     if asked:
         raise CliError("--by script goes without --model (it splits tokens, not costs); name tokenizers with -t")
     with open_plan(args.paths, corpus_options(args)) as plan:

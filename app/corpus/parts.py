@@ -22,7 +22,7 @@ class CorpusOptions:
     field: str | None = None  # None: "text", and no check that .jsonl files are among the inputs
     column: str | None = None
     max_document_bytes: int = 8 << 20
-    task_bytes: int = 8 << 20
+    task_bytes: int | None = None  # None: as `Plan.spread` cuts it (at most 8 MiB)
 
     @property
     def field_name(self) -> str:

@@ -10,7 +10,9 @@ are copied to a temp file first, removed when the plan is closed. A file met twi
 once. The format comes from the name: `.jsonl`/`.ndjson`, the same with `.gz`, `.parquet`;
 any other name is UTF-8 text.
 
-`Plan.tasks()` cuts the work into `Task`s of about `task_bytes`, never inside a document:
+`Plan.tasks()` cuts the work into `Task`s of about `task_bytes` (when the options give none:
+for the workers `Plan.spread` was told of, at most DEFAULT_TASK_BYTES, small enough that
+each worker gets TASKS_PER_WORKER tasks, never under MIN_TASK_BYTES), never inside a document:
 small files are grouped; a text file longer than `max_document_bytes` is cut into pieces
 at fixed places (`readers.piece_start`), a .jsonl file into byte ranges (a line belongs to
 the range its first byte is in), a Parquet file into runs of row groups; a .jsonl.gz file
@@ -51,6 +53,9 @@ __all__ = [
 ]
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
+DEFAULT_TASK_BYTES = 8 << 20
+MIN_TASK_BYTES = 256 << 10
+TASKS_PER_WORKER = 3  # more than one, so a worker that drew small or fast tasks takes another
 MAX_PARTS_PER_TASK = 1000  # small files grouped into one task
 
 
@@ -86,6 +91,7 @@ class Plan:
     problems: Problems = field(default_factory=Problems)  # files refused while planning
     temp_dir: str | None = None
     from_stdin: bool = False
+    workers: int = 1  # what the tasks are cut for (see `spread`)
     _tasks: list[Task] | None = field(default=None, repr=False)
 
     @property
@@ -103,6 +109,21 @@ class Plan:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def spread(self, workers: int) -> Plan:
+        """Cut the tasks for `workers` workers (when the options give no task size)."""
+        if workers != self.workers:
+            self.workers, self._tasks = workers, None
+        return self
+
+    @property
+    def task_bytes(self) -> int:
+        if self.options.task_bytes is not None:
+            return self.options.task_bytes
+        if self.workers <= 1:
+            return DEFAULT_TASK_BYTES
+        share = -(-self.total_bytes // (TASKS_PER_WORKER * self.workers))
+        return min(DEFAULT_TASK_BYTES, max(MIN_TASK_BYTES, share))
+
     def tasks(self) -> list[Task]:
         """The tasks, in corpus order (made once, then kept)."""
         if self._tasks is None:
@@ -110,12 +131,13 @@ class Plan:
         return self._tasks
 
     def _make_tasks(self) -> list[Task]:
-        parts = [part for source in self.sources for part in _parts(source, self.options)]
+        task_bytes = self.task_bytes
+        parts = [part for source in self.sources for part in _parts(source, self.options, task_bytes)]
         tasks: list[Task] = []
         current: list[Part] = []
         for part in parts:
             if current and (
-                sum(p.size for p in current) + part.size > self.options.task_bytes or len(current) >= MAX_PARTS_PER_TASK
+                sum(p.size for p in current) + part.size > task_bytes or len(current) >= MAX_PARTS_PER_TASK
             ):
                 tasks.append(Task(len(tasks), tuple(current)))
                 current = []
@@ -130,8 +152,8 @@ def pieces_in(size: int, max_document_bytes: int) -> int:
     return max(1, -(-size // max_document_bytes))
 
 
-def _parts(source: Source, options: CorpusOptions) -> list[Part]:
-    task, size = options.task_bytes, source.size
+def _parts(source: Source, options: CorpusOptions, task: int) -> list[Part]:
+    size = source.size
     if source.format == "text":
         piece = options.max_document_bytes
         per_task = max(1, task // piece)

@@ -1,6 +1,7 @@
 """The task functions that run on the workers (a local process, a pool process or a Dask worker).
 
-`count_task` counts one task's documents under each tokenizer; `chunk_task` counts the
+`count_task` counts one task's documents under each tokenizer (`count_batch` over runs of
+about BATCH_BYTES of them, so no ids are kept); `chunk_task` counts the
 pre-token chunks of one task's documents for training (`app.bpe.train.count_chunks`).
 Both return plain data that pickles small: per-source sums, or a Counter, plus the task's
 `Problems`. Tokenizers come as `TokenizerSpec`s (see `portable`): passed in, or installed
@@ -14,15 +15,21 @@ pickles); anything else is a bug, and comes back as it is.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from app.bpe.train import count_chunks
+from app.corpus.parts import Document
 from app.corpus.portable import TokenizerSpec
 from app.corpus.problems import Problems
 from app.corpus.readers import documents
 from app.corpus.sources import CorpusOptions, Task
 from app.errors import TokenprismError
+from app.tokenizers.base import Tokenizer
+
+BATCH_BYTES = 1 << 20  # documents counted together (count_batch) per tokenizer
 
 _installed: tuple = ()  # a pool process's shared data (tokenizer specs, or the split pattern), set by `install`
 
@@ -39,9 +46,12 @@ def prepare(shared: tuple) -> None:
 
 
 def install(shared: tuple) -> None:
-    """Pool initializer: keep what every task of this process shares."""
+    """Pool initializer: keep what every task of this process shares. The pool already has a process
+    per core, so Hugging Face `tokenizers` is kept to one thread here (unless the user set
+    TOKENIZERS_PARALLELISM): its own threads would only compete with the other workers."""
     global _installed
     _installed = shared
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 @dataclass
@@ -69,22 +79,49 @@ def count_task(
     result = CountResult()
     for part in task.parts:
         row = result.sources.setdefault(part.source.index, [0] * (3 + len(tokenizers)))
-        for text, size in documents(part, options, result.problems):
-            try:
-                counts = [len(tokenizer.encode(text, allow_special)) for tokenizer in tokenizers]
-            except TokenprismError as error:
-                result.problems.record(
-                    part.source.index,
-                    -1,
-                    f"{part.source.shown}: a document of {size:,} bytes was refused ({error.message}); skipped",
-                )
-                continue
-            row[0] += 1
-            row[1] += size
-            row[2] += len(text)
-            for i, count in enumerate(counts):
-                row[3 + i] += count
+        for batch in _batches(documents(part, options, result.problems)):
+            for (text, size), counts in zip(
+                batch, _counts(tokenizers, [text for text, _ in batch], allow_special), strict=True
+            ):
+                if isinstance(counts, TokenprismError):
+                    result.problems.record(
+                        part.source.index,
+                        -1,
+                        f"{part.source.shown}: a document of {size:,} bytes was refused ({counts.message}); skipped",
+                    )
+                    continue
+                row[0] += 1
+                row[1] += size
+                row[2] += len(text)
+                for i, count in enumerate(counts):
+                    row[3 + i] += count
     return result
+
+
+def _batches(documents: Iterable[Document]) -> Iterator[list[Document]]:
+    """The documents in runs of at most BATCH_BYTES (a longer document alone), for `count_batch`."""
+    batch: list[Document] = []
+    held = 0
+    for document in documents:
+        if batch and held + document[1] > BATCH_BYTES:
+            yield batch
+            batch, held = [], 0
+        batch.append(document)
+        held += document[1]
+    if batch:
+        yield batch
+
+
+def _counts(tokenizers: list[Tokenizer], texts: list[str], allow_special: bool) -> list[list[int] | TokenprismError]:
+    """Per text, its count under each tokenizer, or the error of the first tokenizer that refused it.
+    A batch that some tokenizer refuses is counted again one text at a time, to find which."""
+    try:
+        per_tokenizer = [tokenizer.count_batch(texts, allow_special) for tokenizer in tokenizers]
+    except TokenprismError as error:
+        if len(texts) == 1:
+            return [error]
+        return [one for text in texts for one in _counts(tokenizers, [text], allow_special)]
+    return [list(counts) for counts in zip(*per_tokenizer, strict=True)] if tokenizers else [[] for _ in texts]
 
 
 def chunk_task(task: Task, shared: tuple[str | None] | None, options: CorpusOptions) -> ChunkResult:

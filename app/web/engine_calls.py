@@ -133,14 +133,14 @@ def tokenize_head(
 
 
 def count(registry: Registry, name: str, text: str, allow_special: bool = False) -> int:
-    return len(registry.get(name).encode(text, allow_special))
+    return registry.get(name).count(text, allow_special)
 
 
 def count_texts(
     registry: Registry, names: list[str], texts: list[str], allow_special: bool = False
 ) -> dict[str, list[int]]:
-    """Canonical tokenizer name -> the token count of each (already checked) text."""
-    return {name: [count(registry, name, text, allow_special) for text in texts] for name in names}
+    """Canonical tokenizer name -> the token count of each (already checked) text (`count_batch`: no ids kept)."""
+    return {name: registry.get(name).count_batch(texts, allow_special) for name in names}
 
 
 def check_decode_ids(ids: list[object], settings: Settings) -> None:
