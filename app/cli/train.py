@@ -49,6 +49,7 @@ def cmd_train(args) -> None:
     counted: dict[str, Any] = {}
     with open_plan(args.paths, corpus_options(args)) as plan:
         workers = workers_of(args, plan.from_stdin)
+        plan.spread(workers)
         progress = Progress(show_progress(args), stage_lines=True)
 
         def count(regex):  # called by the runner once the name is locked

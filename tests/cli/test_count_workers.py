@@ -1,6 +1,7 @@
 """`tokenprism count` as a user runs it (from this tree): its counts equal len(encode) for every
 built-in, --workers N runs N processes on a corpus under one default task size, and the counts do
-not change with the number of workers."""
+not change with the number of workers; `tokenprism train --workers N` spreads its counting the same
+way, with the same merges."""
 
 from __future__ import annotations
 
@@ -51,3 +52,38 @@ def test_workers_split_a_corpus_under_one_task_size_and_counts_do_not_change(tmp
     assert (one["runner"], one["workers"]) == ("this process", 1)
     assert (two["runner"], two["workers"]) == ("2 local processes", 2)
     assert two["total"] == one["total"] and two["documents"] == one["documents"] == len(texts)
+
+
+def test_train_workers_split_a_small_corpus_and_the_merges_do_not_change(tmp_path):
+    from app.bpe.model import BPETokenizer
+
+    path = tmp_path / "code.jsonl"
+    texts = [text for _, text in stdlib_texts(count=40, max_chars=40_000)]
+    path.write_text("".join(json.dumps({"text": text}) + "\n" for text in texts), encoding="utf-8")
+    merges = {}
+    for workers in ("1", "2"):
+        data = tmp_path / f"data{workers}"
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "app.cli",
+                "train",
+                "--vocab-size",
+                "400",
+                "--name",
+                "t",
+                "--workers",
+                workers,
+                str(path),
+            ],
+            capture_output=True,
+            env={**os.environ, "TOKENPRISM_DATA_DIR": str(data)},
+            cwd=ROOT,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr.decode()
+        said = "this process" if workers == "1" else "2 local processes"
+        assert f"counted on {said}" in result.stderr.decode()
+        merges[workers] = BPETokenizer.load(data / "tokenizers" / "t.bpe").merges
+    assert merges["1"] == merges["2"] and len(merges["1"]) == 400 - 256
