@@ -13,17 +13,8 @@ import zlib
 import pytest
 
 from app.errors import InvalidInput
-from app.shares.store import (
-    FILE_NAME,
-    ZLIB_LEVEL,
-    ShareDamaged,
-    ShareStore,
-    ShareTooLarge,
-    StoreBusy,
-    StoreFull,
-    StoreUnavailable,
-    canonical,
-)
+from app.shares.errors import ShareDamaged, ShareTooLarge, StoreBusy, StoreFull, StoreUnavailable
+from app.shares.store import FILE_NAME, ZLIB_LEVEL, ShareStore, canonical
 
 MB = 1_000_000
 
