@@ -3,17 +3,16 @@
 A model is a split pattern, a table of the 256 byte ids, the merges in order (with
 each merge's count in the training corpus when it was trained here, `merge_counts`) and
 optional special tokens; the vocabulary is derived from the merges, never stored.
-Encoding splits text with the pattern and hands the chunks to the C extension's
-`Merger` (`_core.c`), which takes each chunk's ids from a cache or merges the chunk
-by repeatedly applying the merge of lowest rank (its new id), leftmost first, on a heap
-over a linked list of positions when the chunk is long. The same class holds models
+Encoding (`encoder.BPEEncoder`, the base class) splits text with the pattern and hands the
+chunks to the C extension's `Merger` (`_core.c`), which merges each chunk by repeatedly
+applying the merge of lowest rank (its new id), leftmost first, on a heap over a linked
+list of positions when the chunk is long. This module builds models; the same class holds models
 trained here (`train`, see `train`), saved ones (`load`, see `model_file`) and models recovered from
 tiktoken ranks (`from_tiktoken_ranks`), which encode exactly as tiktoken does.
 
-A model from a file is not trusted: no token may be longer than MAX_TOKEN_BYTES, nor all
-together longer than MAX_VOCAB_BYTES (checked from the lengths, before any bytes are
-joined), nor the vocabulary larger than MAX_VOCAB_SIZE; a split pattern that is not one
-of PATTERNS runs under `split`'s checks (bounded in time, chunks that cover the text).
+A model from a file is not trusted: `vocab` checks its merges and sizes, and a split
+pattern that is not one of PATTERNS runs under `split`'s checks (bounded in time, chunks
+that cover the text).
 
 Left out: normalisation, dropout, byte-fallback, and any I/O other than the model file.
 """
@@ -27,11 +26,12 @@ from pathlib import Path
 import regex
 
 from app.bpe import model_file, split, train
+from app.bpe.encoder import BPEEncoder
 from app.bpe.model_file import Header
-from app.errors import BadTokenId, InvalidInput, excerpt
+from app.bpe.patterns import CUSTOM_PATTERN, PATTERNS, resolve_pattern
+from app.bpe.vocab import MAX_VOCAB_SIZE, BadMerge, build_vocab, check_merges, check_specials
+from app.errors import InvalidInput, excerpt
 from app.tokenizers import chunks
-from app.tokenizers.base import Tokenizer
-from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN
 from app.tokenizers.storage.files import write_atomically
 
 try:
@@ -42,13 +42,6 @@ except ImportError as error:
         "run `pip install -e .` (or `python setup.py build_ext --inplace`) in the repository"
     ) from None
 
-PATTERNS = {"gpt2": GPT2_PATTERN, "gpt4": CL100K_PATTERN, "none": None}  # name -> regex (None: no split)
-CUSTOM_PATTERN = "custom"  # pattern_name of a model recovered with a regex that is not one of PATTERNS
-MAX_TOKEN_BYTES = 4096  # the longest token of gpt2, cl100k_base and o200k_base has 128 bytes
-MAX_VOCAB_BYTES = 64 << 20  # all tokens together; o200k_base's take 1.5 MB
-MAX_VOCAB_SIZE = 1 << 20
-
-_CACHE_LIMIT = 100_000  # chunks; the cache stops growing at this and is emptied by the next encode
 _IDENTITY = tuple(range(256))
 
 __all__ = ["PATTERNS", "BPETokenizer", "Header", "read_header"]
@@ -80,17 +73,7 @@ def recover_pairs(ranks: dict[bytes, int], name: str) -> tuple[list[int], list[t
     return byte_ids, pairs
 
 
-def resolve_pattern(pattern: str) -> tuple[str, str | None]:
-    """A pattern name ("gpt2", "gpt4", "none") or a raw regex -> (pattern_name, regex)."""
-    if pattern in PATTERNS:
-        return pattern, PATTERNS[pattern]
-    for name, known in PATTERNS.items():
-        if known == pattern:
-            return name, known
-    raise InvalidInput(f"unknown split pattern {excerpt(pattern)}; use one of: {', '.join(PATTERNS)}")
-
-
-class BPETokenizer(Tokenizer):
+class BPETokenizer(BPEEncoder):
     kind = "bpe"
 
     def __init__(
@@ -120,8 +103,8 @@ class BPETokenizer(Tokenizer):
         size = max([255 + len(merges), *self._special_tokens.values()]) + 1
         if size > MAX_VOCAB_SIZE:
             raise InvalidInput(f"the vocabulary has {size:,} ids; tokenprism handles at most {MAX_VOCAB_SIZE:,}")
-        self._vocab = _build_vocab(merges, self.byte_ids)  # id -> bytes
-        self._merger = _bpe_core.Merger(bytes(self.byte_ids), list(merges))  # checked by _build_vocab
+        self._vocab = build_vocab(merges, self.byte_ids)  # id -> bytes
+        self._merger = _bpe_core.Merger(bytes(self.byte_ids), list(merges))  # checked by build_vocab
         if len(set(self._special_tokens.values())) != len(self._special_tokens):
             raise InvalidInput(f"special tokens {self._special_tokens} share an id; give each its own")
         for token, token_id in self._special_tokens.items():
@@ -153,49 +136,6 @@ class BPETokenizer(Tokenizer):
         """Pickled as its model file's text (the C `Merger` does not pickle), loaded back on unpickling."""
         return (_from_model_file, (self.dumps(), self.name))
 
-    # -- the Tokenizer interface -------------------------------------------------------
-
-    @property
-    def pieces(self) -> tuple[bytes, ...]:
-        """The bytes of each regular token, in id order."""
-        return tuple(self._vocab)
-
-    @property
-    def splitter(self) -> Callable[[str], list[str]] | None:
-        """The pattern's findall (text -> chunks, no deadline of its own); None: the text is one chunk."""
-        return self._split
-
-    @property
-    def vocab_size(self) -> int:
-        return self._vocab_size
-
-    @property
-    def special_tokens(self) -> dict[str, int]:
-        return self._special_tokens
-
-    def has_id(self, token_id: int) -> bool:
-        return 0 <= token_id < len(self._vocab) or token_id in self._special_by_id
-
-    def id_to_bytes(self, token_id: int) -> bytes:
-        if 0 <= token_id < len(self._vocab):
-            return self._vocab[token_id]
-        try:
-            return self._special_by_id[token_id]
-        except KeyError:
-            raise BadTokenId(
-                f"token id {token_id} is not in {self.name}'s vocabulary; ids go from 0 to {self._vocab_size - 1}"
-            ) from None
-
-    def token_bytes(self, ids: list[int]) -> list[bytes]:
-        vocab = self._vocab
-        try:
-            return [vocab[i] if i >= 0 else self.id_to_bytes(i) for i in ids]
-        except IndexError:
-            return [self.id_to_bytes(i) for i in ids]
-
-    def decode(self, ids: list[int]) -> str:
-        return b"".join(self.token_bytes(ids)).decode("utf-8", errors="replace")
-
     def first_merges(self, pairs: list[tuple[int, int]], k: int) -> BPETokenizer:
         """This model with only its first `k` merges (`pairs`: its merges in rank order), for the replay.
         A shallow copy shares the pattern, byte table, special tokens and vocabulary; only what depends
@@ -211,48 +151,6 @@ class BPETokenizer(Tokenizer):
             _cache={},
         )
         return cut
-
-    def encode(self, text: str, allow_special: bool = False) -> list[int]:
-        if not allow_special or self._special_split is None:
-            return self.encode_ordinary(text)
-        deadline = self._deadline(text)
-        ids: list[int] = []
-        for index, part in enumerate(self._special_split.split(text)):
-            if index % 2:
-                ids.append(self._special_tokens[part])
-            elif part:
-                ids.extend(self._encode_part(part, deadline))
-        return ids
-
-    def encode_ordinary(self, text: str) -> list[int]:
-        """Ids of `text`, special-token strings taken as plain text."""
-        return self._encode_part(text, self._deadline(text))
-
-    def _encode_part(self, text: str, deadline: float | None) -> list[int]:
-        if self._split is None:
-            return self._merger.merge(text.encode("utf-8", errors="surrogatepass"))
-        if len(self._cache) >= _CACHE_LIMIT:
-            self._cache.clear()
-        chunks = self._split(text) if deadline is None else split.split(self._split, text, deadline, self.name)
-        return self._merger.encode_chunks(chunks, self._cache, _CACHE_LIMIT)
-
-    def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]] | None:
-        findall = self._split
-        if findall is None:
-            return None
-        deadline = self._deadline(text)
-        specials = self._special_split if allow_special else None
-        return chunks.around_specials(
-            text,
-            specials,
-            lambda part: chunks.of_lengths(
-                findall(part) if deadline is None else split.split(findall, part, deadline, self.name)
-            ),
-        )
-
-    def _deadline(self, text: str) -> float | None:
-        """When splitting `text` must be done by; None for PATTERNS, which are linear and cover all text."""
-        return split.deadline(text) if self.pattern_name == CUSTOM_PATTERN else None
 
     # -- training, saving, loading ---------------------------------------------------------
 
@@ -277,7 +175,7 @@ class BPETokenizer(Tokenizer):
         `progress(done, wanted)` and `on_merge(i, pair, count)` are called after each merge."""
         pattern_name, pattern_regex = resolve_pattern(pattern)
         specials = list(special_tokens)
-        _check_specials(specials)
+        check_specials(specials)
         if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 256 + len(specials):
             raise InvalidInput(
                 f"vocab_size {vocab_size!r} is too small; it must be at least {256 + len(specials)} "
@@ -291,8 +189,8 @@ class BPETokenizer(Tokenizer):
         pairs, counts = train.counted_merges(text, num_merges, progress, on_merge)
         merges = {pair: 256 + i for i, pair in enumerate(pairs)}
         try:
-            _check_merges(merges)
-        except _BadMerge as error:
+            check_merges(merges)
+        except BadMerge as error:
             merges = {pair: token_id for pair, token_id in merges.items() if token_id < 256 + error.index}
         first_special = 256 + len(merges)
         return cls(
@@ -356,7 +254,7 @@ class BPETokenizer(Tokenizer):
                 pattern_regex=model.pattern_regex,
                 merge_counts=model.merge_counts,
             )
-        except _BadMerge as error:
+        except BadMerge as error:
             raise model_file.file_error(
                 source, f"line {model.first_merge_line + error.index}: {error.message}"
             ) from None
@@ -370,51 +268,3 @@ class BPETokenizer(Tokenizer):
 
 def _from_model_file(data: bytes, name: str) -> BPETokenizer:
     return BPETokenizer.loads(data, f"<pickled {name}>", name)
-
-
-def _check_specials(specials: list[str]) -> None:
-    seen = set()
-    for token in specials:
-        if not isinstance(token, str) or not token:
-            raise InvalidInput(
-                f"special token {excerpt(token)} is not a non-empty string; give each as text like '<|endoftext|>'"
-            )
-        if token in seen:
-            raise InvalidInput(f"special token {excerpt(token)} is given twice; list each special token once")
-        seen.add(token)
-
-
-class _BadMerge(InvalidInput):
-    def __init__(self, index: int, message: str):
-        super().__init__(message)
-        self.index = index  # which merge, counting from 0
-
-
-def _check_merges(merges: dict[tuple[int, int], int]) -> None:
-    """`_BadMerge` for the first merge that does not build on earlier ids or goes over
-    MAX_TOKEN_BYTES or MAX_VOCAB_BYTES, computed from lengths: no bytes are joined."""
-    lengths = [1] * 256  # id -> token length
-    total = 256
-    for index, ((left, right), token_id) in enumerate(merges.items()):
-        if token_id != 256 + index or not (0 <= left < token_id and 0 <= right < token_id):
-            raise _BadMerge(index, f"merge {index} ({left}, {right}) -> {token_id} does not build on earlier ids")
-        lengths.append(lengths[left] + lengths[right])
-        total += lengths[-1]
-        if lengths[-1] > MAX_TOKEN_BYTES or total > MAX_VOCAB_BYTES:
-            raise _BadMerge(
-                index,
-                f"merge {index} ({left} {right}) makes a token of {lengths[-1]:,} bytes, the tokens up to it "
-                f"{total:,} bytes; a token may have at most {MAX_TOKEN_BYTES:,}, all together {MAX_VOCAB_BYTES:,}",
-            )
-
-
-def _build_vocab(merges: dict[tuple[int, int], int], byte_ids: Sequence[int]) -> list[bytes]:
-    if sorted(byte_ids) != list(range(256)):
-        raise InvalidInput("the byte table must give the 256 bytes the ids 0..255, each once")
-    _check_merges(merges)
-    vocab = [b""] * (256 + len(merges))  # id -> bytes
-    for byte, token_id in enumerate(byte_ids):
-        vocab[token_id] = bytes([byte])
-    for (left, right), token_id in merges.items():
-        vocab[token_id] = vocab[left] + vocab[right]
-    return vocab

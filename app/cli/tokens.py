@@ -8,7 +8,7 @@ import sys
 
 from app.cli.io import CliError, read_text, write_text
 from app.tokenizers.registry import get_registry
-from app.tokenizers.tokens import parse_ids
+from app.tokenizers.typed_ids import parse_ids
 
 
 def cmd_list(args) -> None:

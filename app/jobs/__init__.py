@@ -6,6 +6,8 @@
 - `runner.py`: `JobRunner`: a bounded queue, at most N jobs at once, each in a child
   process; cancel; recovery of jobs whose process died. The CLI runs the same work
   in-process with `run_inline`.
+- `threads.py`: the runner's threads: a job in a child process, relayed to the store, ended
+  as the disk says.
 - `work.py`: the training itself (under the name's lock, written atomically), the one code
   path of the web's child processes and the CLI.
 - `child.py`: the entry point of a job's child process.

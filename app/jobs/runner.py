@@ -4,11 +4,8 @@
 more is `JobsBusy`, a 503 with Retry-After) and the name (one active job per name, across
 processes: `JobStore.create` checks and records in one transaction; a taken name needs
 `replace`), records the job (`store.py`), writes its corpus to
-`<data dir>/jobs/corpus/ID.json` and queues it. Each of `jobs` long-lived threads takes
-the next job and runs `child.main` in a process of multiprocessing's spawn context (the
-thread outlives the child, which the kernel kills when that thread's process dies), relays
-its progress to the store and lets it write its model only if the job was not cancelled
-first. `cancel` kills the child; a cancel recorded by another process (a second uvicorn
+`<data dir>/jobs/corpus/ID.json` and queues it for `jobs` long-lived threads (`threads.py`:
+each runs a job in a child process and relays it to the store). `cancel` kills the child; a cancel recorded by another process (a second uvicorn
 worker) is seen within POLL_S. `run_inline` runs the same work (`work.train_and_save`) in
 the calling process, for the CLI, with the same job record.
 
@@ -16,9 +13,8 @@ Liveness: each runner holds an flock on `jobs/owners/OWNER.lock` (made under a t
 locked, then renamed, so nobody sees it unlocked). At start, `recover` ends every queued
 or running job whose owner's lock is free (its process died, even by SIGKILL), removes its
 corpus file and its model temp files, and removes corpus files of no live job. `close`
-(server shutdown) kills this runner's children and ends its jobs. A job whose process is
-gone ends as the disk says (`_end`): `done` if the model it recorded before writing
-(`work.saved`: same sha256) is in place, else interrupted (or failed) with nothing saved.
+(server shutdown) kills this runner's children and ends its jobs, each as the disk says
+(`threads.JobThreads._end`).
 Left out: priorities, fairness between clients, resuming an interrupted job.
 """
 
@@ -37,22 +33,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.errors import NameTaken, TokenprismError
-from app.jobs import child, owners
+from app.jobs import owners
 from app.jobs.spec import TrainSpec
-from app.jobs.store import ACTIVE, MAX_KEPT, JobStore, public
-from app.jobs.work import name_taken, remove_temps, saved, taken_message, train_and_save
+from app.jobs.store import MAX_KEPT, JobStore, public
+from app.jobs.threads import PROGRESS_WRITE_S, STOPPED, JobThreads
+from app.jobs.work import name_taken, taken_message, train_and_save
 
 log = logging.getLogger("tokenprism")
-STOPPED = "the server stopped before this job finished; nothing was saved. Start it again"
-SAVED_BEFORE_STOP = (
-    "the model was saved whole just before its training process stopped; the job's end was recorded afterwards"
-)
-POLL_S = 0.25  # how often a job's thread looks for a cancel recorded by another process
-PROGRESS_WRITE_S = 0.25  # progress is written to the store at most this often
 RETRY_AFTER_S = 10
 MEMORY_BYTES = 4 << 30  # address space of a training child
 JOB_ID = re.compile(r"[A-Za-z0-9_-]{22}")  # secrets.token_urlsafe(16)
-_SPAWN = multiprocessing.get_context("spawn")
 
 
 class JobsBusy(TokenprismError):
@@ -74,7 +64,7 @@ class JobConflict(TokenprismError):
     status = 409
 
 
-class JobRunner:
+class JobRunner(JobThreads):
     def __init__(
         self, data_dir: Path, tokenizer_dir: Path, *, jobs: int = 1, queue: int = 4, memory_bytes: int = MEMORY_BYTES
     ):
@@ -270,133 +260,3 @@ class JobRunner:
                 status=409,
             )
         return job_id
-
-    def _end(self, job_id: str, status: str, message: str, code: str | None = None) -> str | None:
-        """End an active job whose process is gone as the disk says: `done` when the model it
-        recorded before writing is in place, whole; else `status` with `message`, its temp
-        files removed. The status it ended with; None if it had ended already."""
-        row = self.store.get(job_id)
-        if row is None or row["status"] not in ACTIVE:
-            return None
-        summary = row["result"] if row["phase"] == "saving" else None
-        if summary is not None and saved(self.tokenizer_dir, row["name"], summary):
-            if self.store.finish(
-                job_id, "done", result={**summary, "note": SAVED_BEFORE_STOP}, merges=summary["merges"]
-            ):
-                log.warning("training job %s: its model was saved before its process stopped; it is done", job_id)
-                return "done"
-            return None
-        ended = self.store.finish(job_id, status, error=(code or status, message))
-        remove_temps(self.tokenizer_dir, row["name"])
-        return status if ended else None
-
-    def _forget_corpus(self, job_id: str) -> None:
-        (self.corpus_dir / f"{job_id}.json").unlink(missing_ok=True)
-
-    def _work(self) -> None:
-        while True:
-            with self._lock:
-                while not self._waiting and not self._closed:
-                    self._lock.wait()
-                if self._closed:
-                    return
-                job_id = self._waiting.popleft()
-                self._running[job_id] = None
-            try:
-                self._run(job_id)
-            except Exception:
-                log.exception("training job %s failed in its runner", job_id)
-                self.store.finish(
-                    job_id, "failed", error=("internal_error", "the job runner failed; it has been logged")
-                )
-            finally:
-                with self._lock:
-                    self._running.pop(job_id, None)
-                self._forget_corpus(job_id)
-
-    def _run(self, job_id: str) -> None:
-        job = self.store.get(job_id)
-        if job is None or not self.store.start(job_id):
-            return  # cancelled while it waited
-        ours, theirs = _SPAWN.Pipe(duplex=True)
-        process = _SPAWN.Process(
-            target=child.main,
-            name=f"tokenprism-train-{job_id[:8]}",
-            daemon=True,
-            args=(
-                job["spec"],
-                str(self.corpus_dir / f"{job_id}.json"),
-                str(self.tokenizer_dir),
-                theirs,
-                os.getpid(),
-                self.memory_bytes,
-            ),
-        )
-        with self._lock:
-            if self._closed:
-                return
-            process.start()
-            self._running[job_id] = process
-        theirs.close()
-        outcome = self._follow(job_id, ours)
-        process.join(timeout=10)
-        if process.is_alive():
-            process.kill()
-            process.join()
-        ours.close()
-        if outcome and outcome[0] == "done":
-            self.store.finish(job_id, "done", result=outcome[1], merges=outcome[1]["merges"])
-            return
-        if outcome and outcome[0] == "failed":
-            self.store.finish(job_id, "failed", error=(outcome[1], outcome[2]))
-        elif self._closed:
-            self._end(job_id, "interrupted", STOPPED)
-        elif (
-            self._end(
-                job_id,
-                "failed",
-                f"the training process ended without a result (exit code "
-                f"{process.exitcode}; out of memory?); nothing was saved",
-                "worker_died",
-            )
-            == "failed"
-        ):
-            log.warning("training job %s: its process died with exit code %s", job_id, process.exitcode)
-        remove_temps(self.tokenizer_dir, job["name"])
-
-    def _follow(self, job_id: str, conn) -> tuple | None:
-        """Relay the child's messages until it reports an end, dies, or its job is cancelled."""
-        pending, written, checked = None, 0.0, time.monotonic()
-        while True:
-            message = None
-            try:
-                if conn.poll(POLL_S):
-                    message = conn.recv()
-            except (EOFError, OSError):
-                return None  # died, or killed by cancel or close
-            now = time.monotonic()
-            if message is not None:
-                if message[0] in ("done", "failed"):
-                    return message
-                if message[0] == "progress":
-                    pending = message[1:]
-                elif message[0] == "phase":
-                    self.store.set_phase(job_id, message[1])
-                elif message[0] == "merges":
-                    self.store.first_merges(job_id, message[1])
-                elif message[0] == "saving":
-                    if pending:
-                        self.store.progress(job_id, *pending)
-                    conn.send(("go",) if self.store.begin_saving(job_id, message[1]) else ("stop",))
-            if pending and now - written >= PROGRESS_WRITE_S:
-                self.store.progress(job_id, *pending)
-                pending, written = None, now
-            if now - checked >= POLL_S:
-                checked = now
-                row = self.store.get(job_id)
-                if row is None or row["status"] not in ACTIVE:
-                    with self._lock:
-                        process = self._running.get(job_id)
-                    if process is not None:
-                        process.kill()
-                    return None

@@ -40,9 +40,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from types import MappingProxyType
 
 from app.errors import InvalidInput, TokenprismError
+from app.shares.errors import ShareDamaged, ShareTooLarge, StoreBusy, StoreFull, StoreUnavailable
 from app.sqlite_wal import use_wal
 
 log = logging.getLogger("tokenprism")
@@ -76,32 +76,6 @@ CREATE TRIGGER IF NOT EXISTS shares_removed AFTER DELETE ON shares
 PRAGMA user_version = 1;
 COMMIT;
 """
-
-
-class ShareTooLarge(TokenprismError):
-    code = "share_too_large"
-    status = 413
-
-
-class StoreFull(TokenprismError):
-    code = "store_full"
-    status = 409
-
-
-class StoreUnavailable(TokenprismError):
-    code = "share_store_unavailable"
-    status = 503
-
-
-class StoreBusy(TokenprismError):
-    code = "share_store_busy"
-    status = 503
-    headers = MappingProxyType({"Retry-After": "2"})
-
-
-class ShareDamaged(TokenprismError):
-    code = "share_damaged"
-    status = 500
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NoReturn
 
-from app.bpe.model import BPETokenizer
-from app.chat.formats.template_files import from_facts
 from app.chat.render import formats_for
 from app.errors import InvalidInput, NameTaken, TokenizerFileError, UnknownTokenizer, excerpt
 from app.settings import Settings, get_settings
@@ -45,14 +43,13 @@ from app.tokenizers import models
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.builtins import builtin_entries
 from app.tokenizers.entry import Entry
-from app.tokenizers.user import uploads
+from app.tokenizers.user.entries import file_changed, user_entry
 from app.tokenizers.user.user_models import (
     NAME_PATTERN,
     USER_MODEL_SUFFIX,
     UserModel,
     UserModels,
     check_name,
-    identity_of,
 )
 
 __all__ = ["NAME_PATTERN", "USER_MODEL_SUFFIX", "Entry", "Registry", "check_name", "default_registry", "get_registry"]
@@ -173,7 +170,7 @@ class Registry:
         """Whether `get(name)` would answer from the cache (no file to read, nothing to build)."""
         name = self._aliases.get(name, name)
         entry = self._entries.get(name) or self._user_entries.get(name)
-        if entry is not None and entry.user and _file_changed(entry):
+        if entry is not None and entry.user and file_changed(entry):
             return False  # the file changed: get() reloads it
         return name in self._built and self._built[name][0] == getattr(entry, "version", None)
 
@@ -218,7 +215,7 @@ class Registry:
         if models is not self._listed:
             old = self._user_entries
             self._user_entries = {
-                name: old[name] if name in old and old[name].version == model.identity else _user_entry(model)
+                name: old[name] if name in old and old[name].version == model.identity else user_entry(model)
                 for name, model in models.items()
                 if model.header is not None and self.meaning(name) is None
             }
@@ -231,7 +228,7 @@ class Registry:
     def _current_user_entry(self, name: str) -> Entry:
         """The entry of user file `name`, listed again if the file changed since it was listed."""
         entry = self._user_entries.get(name)
-        if entry is None or _file_changed(entry):
+        if entry is None or file_changed(entry):
             if self._user_models is not None:
                 self._user_models.forget()
             entry = self._user().get(name) or self._missing(name)
@@ -278,41 +275,9 @@ class Registry:
         return list(found.values())[:limit]
 
 
-def _file_changed(entry: Entry) -> bool:
-    """Whether a user entry's file is no longer the one it was listed from."""
-    return entry.path is None or identity_of(entry.path) != entry.version
-
-
 def _mtime(entry: Entry) -> int:
     assert entry.version is not None  # a user entry's: its file's identity
     return entry.version[3]
-
-
-def _user_entry(model: UserModel) -> Entry:
-    def build() -> Tokenizer:
-        if model.added:  # NAME.tokenizer, checked when it was added (uploads.py)
-            facts, data = uploads.read_stored(model.path)
-            tokenizer = uploads.build(
-                facts.kind, data, model.name, facts.description, facts.pattern, facts.special_tokens
-            )
-            if facts.chat_template is not None:
-                tokenizer.chat_template = from_facts(facts.chat_template)
-            return tokenizer
-        return BPETokenizer.load(model.path, name=model.name)
-
-    header = model.header
-    assert header is not None  # listed entries are of usable files, which have a header
-    return Entry(
-        model.name,
-        model.kind,
-        header.vocab_size,
-        header.description,
-        build,
-        version=model.identity,
-        user=True,
-        path=model.path,
-        chat_template=getattr(model.facts, "chat_template", None) is not None,
-    )
 
 
 def default_registry(settings: Settings) -> Registry:

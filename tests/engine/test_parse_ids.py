@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.errors import BadTokenId
-from app.tokenizers.tokens import parse_ids
+from app.tokenizers.typed_ids import parse_ids
 
 SCRIPT = Path(sys.executable).with_name("tokenprism")
 FLAT = "send a flat array of whole numbers"

@@ -13,17 +13,8 @@ import zlib
 import pytest
 
 from app.errors import InvalidInput
-from app.shares.store import (
-    FILE_NAME,
-    ZLIB_LEVEL,
-    ShareDamaged,
-    ShareStore,
-    ShareTooLarge,
-    StoreBusy,
-    StoreFull,
-    StoreUnavailable,
-    canonical,
-)
+from app.shares.errors import ShareDamaged, ShareTooLarge, StoreBusy, StoreFull, StoreUnavailable
+from app.shares.store import FILE_NAME, ZLIB_LEVEL, ShareStore, canonical
 
 MB = 1_000_000
 
@@ -109,7 +100,7 @@ def test_a_full_store_refuses_new_shares_but_answers_stored_ones(path):
     shares, stored = store.usage()
     assert shares == len(kept) and stored <= 20_000
     assert store.put(doc(texts[0])) == kept[0]  # already stored: no new bytes, still answered
-    assert all(store.get(key).document == doc(text) for key, text in zip(kept, texts, strict=True))
+    assert all(store.get(key).document == doc(text) for key, text in zip(kept, texts[: len(kept)], strict=True))
 
 
 def test_twenty_threads_share_at_once(path):

@@ -16,7 +16,7 @@ import pytest
 from app.errors import InvalidInput, TokenprismError
 from app.settings import Settings
 from app.tokenizers.registry import default_registry
-from app.tokenizers.user import uploads
+from app.tokenizers.user import upload_store, uploads
 from tests.reference import TOKENIZER_DIR, reference_ids, stdlib_texts
 
 
@@ -131,7 +131,7 @@ def test_names_are_never_taken_over_unless_asked(store):
 def test_the_store_is_bounded(store, monkeypatch):
     settings, _ = store
     folder = settings.user_tokenizer_dir
-    monkeypatch.setattr(uploads, "MAX_STORED", 2)
+    monkeypatch.setattr(upload_store, "MAX_STORED", 2)
     facts, data = uploads.check(FILES["bpe"][0](), "one", "")
     for name in ("one", "two"):
         uploads.store(folder, name, facts, data)

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from app.bpe import model as bpe
 from app.bpe import model_file as bpe_file
 from app.bpe import split as bpe_split
+from app.bpe import vocab as bpe_vocab
 from app.bpe.model import BPETokenizer
 from app.bpe.model_file import Header
 from app.errors import InvalidInput, TokenizerFileError
@@ -178,7 +178,7 @@ def test_token_lengths_are_checked_before_any_bytes_are_joined():
 
 
 def test_all_tokens_together_are_limited_too(model_a, monkeypatch):
-    monkeypatch.setattr(bpe, "MAX_VOCAB_BYTES", 300)
+    monkeypatch.setattr(bpe_vocab, "MAX_VOCAB_BYTES", 300)
     with pytest.raises(TokenizerFileError, match=r"a\.bpe: line \d+: merge \d+ .* the tokens up to it 3\d\d bytes"):
         BPETokenizer.loads(model_a.dumps(), "a.bpe")
 
@@ -198,12 +198,12 @@ def test_oversized_files_are_refused_before_they_are_parsed(tmp_path, model_a, m
 def test_longest_shipped_token_is_far_below_the_limit():
     registry = registry_for(Path("/nonexistent"))
     tokenizer = registry.get("tokenprism_4k")
-    assert max(len(tokenizer.id_to_bytes(i)) for i in range(4095)) * 4 < bpe.MAX_TOKEN_BYTES
+    assert max(len(tokenizer.id_to_bytes(i)) for i in range(4095)) * 4 < bpe_vocab.MAX_TOKEN_BYTES
 
 
 def test_training_stops_before_a_token_longer_than_the_limit(tmp_path):
     model = BPETokenizer.train(["a" * 20_000, "ab" * 100], 400, pattern="none")
-    assert max(len(model.id_to_bytes(i)) for i in range(256 + len(model.merges))) <= bpe.MAX_TOKEN_BYTES
+    assert max(len(model.id_to_bytes(i)) for i in range(256 + len(model.merges))) <= bpe_vocab.MAX_TOKEN_BYTES
     model.save(tmp_path / "runs.bpe")
     assert BPETokenizer.load(tmp_path / "runs.bpe").encode("a" * 3000) == model.encode("a" * 3000)
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.errors import BadTokenId
-from app.tokenizers.tokens import parse_ids
+from app.tokenizers.typed_ids import parse_ids
 from app.web.text_escapes import render_decoded, render_text
 from app.web.tokenview import build_view
 

@@ -14,7 +14,7 @@ from app.chat.render import format_note
 from app.errors import InvalidInput, TokenprismError
 from app.settings import Settings
 from app.tokenizers.registry import Registry
-from app.tokenizers.tokens import parse_ids
+from app.tokenizers.typed_ids import parse_ids
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute

@@ -28,7 +28,8 @@ from starlette.datastructures import QueryParams
 
 from app.errors import InvalidInput
 from app.settings import Settings
-from app.shares.store import Share, ShareDamaged
+from app.shares.errors import ShareDamaged
+from app.shares.store import Share
 from app.tokenizers.registry import Registry
 from app.tokenizers.tokens import clean_text
 from app.web import engine_calls
