@@ -199,3 +199,15 @@ def foreign_private_reads(module: str) -> list[str]:
 
 def test_no_module_reads_another_objects_private_fields():
     assert [where for module in sorted(MODULES) for where in foreign_private_reads(module)] == []
+
+
+MAX_MODULE_LINES = 300  # the house rule (STYLE.md): past it, a module is split by concern
+
+
+def test_every_module_stays_under_the_house_size():
+    long = {
+        name: n
+        for name, path in MODULES.items()
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}, f"split these by concern (at most {MAX_MODULE_LINES} lines each)"

@@ -27,7 +27,6 @@ Left out: remote URLs (s3://...), compressed text other than .jsonl.gz, symlinke
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import shutil
 import stat
@@ -37,6 +36,7 @@ from dataclasses import dataclass, field
 
 from app.corpus.parts import CorpusOptions, Part, Source, first_line
 from app.corpus.problems import Problems
+from app.corpus.walk import reason, walk
 from app.errors import InvalidInput
 
 __all__ = [
@@ -206,10 +206,10 @@ def _fill(plan: Plan, paths: list[str]) -> None:
         except FileNotFoundError:
             raise CorpusError(f"no such file or directory: {given}; check the path") from None
         except OSError as error:
-            raise CorpusError(f"cannot open {given}: {_reason(error)}; check the path") from None
+            raise CorpusError(f"cannot open {given}: {reason(error)}; check the path") from None
         if stat.S_ISDIR(info.st_mode):
             walked = True
-            found += _walk(given, options, plan.problems, len(found))
+            found += walk(given, options, plan.problems, len(found))
         elif stat.S_ISREG(info.st_mode):
             found.append((given, given))
         else:  # a pipe such as <(zcat data.gz): read once, now
@@ -217,7 +217,7 @@ def _fill(plan: Plan, paths: list[str]) -> None:
                 with open(given, "rb") as stream:
                     found.append((_spool(plan, stream, given), given))
             except OSError as error:
-                raise CorpusError(f"cannot read {given}: {_reason(error)}") from None
+                raise CorpusError(f"cannot read {given}: {reason(error)}") from None
     if (options.include or options.exclude) and not walked:
         raise CorpusError(
             "--include and --exclude filter the files found in directories, and no directory was "
@@ -246,7 +246,7 @@ def _fill(plan: Plan, paths: list[str]) -> None:
         try:
             info = os.stat(path)
         except OSError as error:
-            plan.problems.file(len(plan.sources), 0, f"{shown}: cannot read it ({_reason(error)}); skipped")
+            plan.problems.file(len(plan.sources), 0, f"{shown}: cannot read it ({reason(error)}); skipped")
             continue
         if (info.st_dev, info.st_ino) in seen:
             continue
@@ -268,43 +268,6 @@ def _fill(plan: Plan, paths: list[str]) -> None:
         )
 
 
-def _walk(top: str, options: CorpusOptions, problems: Problems, order: int) -> list[tuple[str, str]]:
-    found: list[tuple[str, str]] = []
-
-    def failed(error: OSError) -> None:
-        problems.file(order + len(found), 0, f"{error.filename}: cannot list it ({_reason(error)}); skipped")
-
-    for root, folders, files in os.walk(top, onerror=failed):
-        below = os.path.relpath(root, top)
-        folders[:] = sorted(
-            f for f in folders if not f.startswith(".") and not _matches(options.exclude, _joined(below, f), f)
-        )
-        for name in sorted(files):
-            relative = _joined(below, name)
-            if name.startswith(".") or _matches(options.exclude, relative, name):
-                continue
-            if options.include and not _matches(options.include, relative, name):
-                continue
-            path = os.path.join(root, name)
-            try:
-                regular = stat.S_ISREG(os.stat(path).st_mode)
-            except OSError:
-                regular = True  # a broken link: reported when it is opened
-            if not regular:
-                problems.file(order + len(found), 0, f"{os.path.join(top, relative)}: not a regular file; skipped")
-                continue
-            found.append((path, os.path.join(top, relative)))
-    return found
-
-
-def _joined(below: str, name: str) -> str:
-    return name if below == "." else f"{below}/{name}".replace(os.sep, "/")
-
-
-def _matches(globs: tuple[str, ...], relative: str, name: str) -> bool:
-    return any(fnmatch.fnmatchcase(relative if "/" in glob else name, glob) for glob in globs)
-
-
 def _spool(plan: Plan, stream, shown: str) -> str:
     """Copy a stream to a temp file (in blocks: any size, bounded memory); its path."""
     if plan.temp_dir is None:
@@ -313,7 +276,3 @@ def _spool(plan: Plan, stream, shown: str) -> str:
     with open(path, "wb") as copy:
         shutil.copyfileobj(stream, copy, 1 << 20)
     return path
-
-
-def _reason(error: OSError) -> str:
-    return (error.strerror or first_line(error)).lower()
