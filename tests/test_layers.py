@@ -2,7 +2,8 @@
 its own floor or those below (top-level imports and imports inside functions alike; a module
 imports its package's __init__, which Python runs first), no modules import each other in a
 circle, and none reads another object's private fields. Each module's floor is that of the longest prefix in
-FLOORS naming it; a module no prefix names fails the test (add it where it belongs)."""
+FLOORS naming it; a module no prefix names fails the test (add it where it belongs). And no module
+passes MAX_MODULE_LINES."""
 
 from __future__ import annotations
 
