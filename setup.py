@@ -1,6 +1,6 @@
 """Builds the C extensions (the BPE merge loops, the ASCII split patterns, the token inspector's
 merge parents of tiktoken-style ranks, the Unicode pretokenizer of the split patterns with
-its test binding); everything else is in pyproject.toml.
+its test binding, and the training's chunk counting); everything else is in pyproject.toml.
 
 The pretokenizer's Unicode class tables are generated first, from tiktoken's own regex classes
 and from the `regex` module's (app/bpe/unicode_classes.py), into build/generated/: extensions
@@ -30,6 +30,13 @@ setup(
             "app.bpe._pretokenize_check",
             ["app/bpe/_pretokenize_check.c", "app/bpe/pretokenize.c", "app/bpe/pretokenize_regex.c"],
             extra_compile_args=["-O2"],
+            **PRETOKENIZE,
+        ),
+        Extension(
+            "app.bpe._chunk_count",
+            ["app/bpe/_chunk_count.c", "app/bpe/pretokenize_regex.c"],
+            extra_compile_args=["-O2", "-pthread"],
+            extra_link_args=["-pthread"],
             **PRETOKENIZE,
         ),
     ]

@@ -1,0 +1,3 @@
+def count_chunks(
+    family: int, documents: list[str] | tuple[str, ...], threads: int, /
+) -> tuple[list[str], list[int]] | None: ...
