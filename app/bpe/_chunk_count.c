@@ -5,8 +5,9 @@
  *     The distinct chunks pretok_next_regex cuts the documents into (each document on its own),
  *     in order of first appearance, and how often each occurs: exactly the Counter of the
  *     `regex` module's findall with the family's pattern over the documents in order (tested
- *     for gpt2 and cl100k). None when a document is not UTF-8 (a lone surrogate): the caller
- *     counts in Python then. The UTF-8 of each str is taken with the GIL, then the GIL is
+ *     for gpt2 and cl100k). None when a document is not UTF-8 (a lone surrogate) or holds a
+ *     chunk of 4 GB: the caller counts in Python then. The UTF-8 of each str is taken with
+ *     the GIL (an ASCII str's own characters, else a copy dropped at the end), then the GIL is
  *     released: the text is cut into `threads` contiguous groups of about equal bytes, each
  *     counted by its own thread into its own hash map, and the maps are added in group order
  *     (a chunk new to the total is appended in its group's order), which gives the order of
@@ -29,6 +30,8 @@
 #include "pretokenize.h"
 
 #define MAX_THREADS 64
+#define OUT_OF_MEMORY 1
+#define TOO_LONG 2 /* a chunk of 4 GB or more: the caller counts in Python */
 
 typedef struct {
     size_t at; /* where its bytes are in the map's `bytes` */
@@ -43,7 +46,7 @@ typedef struct { /* distinct chunks in order of first appearance, and an open-ad
     size_t mask;
     unsigned char *bytes; /* the distinct chunks' bytes, one after the other: compared without */
     size_t used, room;    /* reading the documents again (a cache miss each, far apart) */
-    int failed;           /* out of memory */
+    int failed;           /* OUT_OF_MEMORY or TOO_LONG */
 } counts;
 
 typedef struct {
@@ -153,7 +156,10 @@ static void *count_group(void *arg) {
         size_t n = g->docs[d].n, i = d == g->from.doc ? g->from.at : 0, end = d == g->to.doc ? g->to.at : n;
         while (i < end) {
             size_t j = pretok_next_regex(g->family, s, i, n);
-            if (j - i > UINT32_MAX) j = i + UINT32_MAX; /* not reached: no chunk of 4 GB is asked for */
+            if (j - i >= UINT32_MAX) {
+                g->table.failed = TOO_LONG;
+                return NULL;
+            }
             add(&g->table, s + i, j - i, hash_bytes(s + i, j - i), 1);
             i = j;
         }
@@ -174,7 +180,7 @@ static place cut_at(const document *docs, size_t count, size_t d, size_t at) {
 
 static int before(place a, place b) { return a.doc < b.doc || (a.doc == b.doc && a.at < b.at); }
 
-/* Counts the documents on `threads` threads into groups[0..threads); 0 if out of memory. */
+/* Counts the documents on `threads` threads into groups[0..threads): 0, OUT_OF_MEMORY or TOO_LONG. */
 static int count_all(pretok_family family, const document *docs, size_t count, group *groups, int threads) {
     size_t total = 0, d = 0, seen = 0;
     for (size_t k = 0; k < count; k++) total += docs[k].n;
@@ -204,9 +210,9 @@ static int count_all(pretok_family family, const document *docs, size_t count, g
             entry *e = &groups[g].table.items[k];
             add(sum, groups[g].table.bytes + e->at, e->len, e->hash, e->count);
         }
-    int ok = 1;
-    for (int g = 0; g < threads; g++) ok &= !groups[g].table.failed;
-    return ok;
+    int failed = 0;
+    for (int g = 0; g < threads; g++) failed = failed > groups[g].table.failed ? failed : groups[g].table.failed;
+    return failed;
 }
 
 static PyObject *results(const counts *t) {
@@ -236,13 +242,14 @@ static PyObject *count_chunks(PyObject *module, PyObject *args) {
                             PRETOK_FAMILIES - 1);
     if (threads < 1) return PyErr_Format(PyExc_ValueError, "threads is %d; give 1 or more", threads);
     if (threads > MAX_THREADS) threads = MAX_THREADS;
-    PyObject *held = PySequence_Tuple(given); /* keeps every str (and its UTF-8) alive without the GIL */
+    PyObject *held = PySequence_Tuple(given); /* keeps every str alive without the GIL */
     if (!held) return NULL;
     Py_ssize_t count = PyTuple_GET_SIZE(held);
+    PyObject *encoded = PyList_New(0); /* the UTF-8 of the documents that are not ASCII, until the end */
     document *docs = PyMem_Calloc((size_t)count + 1, sizeof *docs);
     group *groups = PyMem_Calloc((size_t)threads, sizeof *groups);
     PyObject *out = NULL;
-    if (!docs || !groups) {
+    if (!docs || !groups || !encoded) {
         PyErr_NoMemory();
         goto done;
     }
@@ -252,26 +259,36 @@ static PyObject *count_chunks(PyObject *module, PyObject *args) {
             PyErr_Format(PyExc_TypeError, "document %zd is a %.100s, not a str", k, Py_TYPE(text)->tp_name);
             goto done;
         }
-        Py_ssize_t n;
-        docs[k].s = (const unsigned char *)PyUnicode_AsUTF8AndSize(text, &n);
-        if (!docs[k].s) {
+        if (PyUnicode_IS_ASCII(text)) { /* its characters are its UTF-8 */
+            docs[k].s = PyUnicode_DATA(text);
+            docs[k].n = (size_t)PyUnicode_GET_LENGTH(text);
+            continue;
+        }
+        /* A bytes copy, dropped at the end (PyUnicode_AsUTF8 would keep one in the str for its life). */
+        PyObject *utf8 = PyUnicode_AsUTF8String(text);
+        if (!utf8) {
             if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) goto done;
             PyErr_Clear(); /* a lone surrogate: the Python path counts this call */
             out = Py_NewRef(Py_None);
             goto done;
         }
-        docs[k].n = (size_t)n;
+        int appended = PyList_Append(encoded, utf8);
+        Py_DECREF(utf8);
+        if (appended < 0) goto done;
+        docs[k].s = (const unsigned char *)PyBytes_AS_STRING(utf8);
+        docs[k].n = (size_t)PyBytes_GET_SIZE(utf8);
     }
-    int ok;
+    int failed;
     Py_BEGIN_ALLOW_THREADS
-    ok = count_all((pretok_family)family, docs, (size_t)count, groups, threads);
+    failed = count_all((pretok_family)family, docs, (size_t)count, groups, threads);
     Py_END_ALLOW_THREADS
-    out = ok ? results(&groups[0].table) : PyErr_NoMemory();
+    out = failed == TOO_LONG ? Py_NewRef(Py_None) : failed ? PyErr_NoMemory() : results(&groups[0].table);
 done:
     if (groups)
         for (int g = 0; g < threads; g++) release(&groups[g].table);
     PyMem_Free(groups);
     PyMem_Free(docs);
+    Py_XDECREF(encoded);
     Py_DECREF(held);
     return out;
 }

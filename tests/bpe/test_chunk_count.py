@@ -10,6 +10,7 @@ sizes, empty ones and one huge one.
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 
 import pytest
@@ -150,3 +151,10 @@ def test_merges_equal_naive_and_the_python_path(pattern, threads):
 def test_merges_equal_naive_on_random_documents(documents, pattern, threads):
     counts = train.count_chunks(documents, NAMED[pattern], threads=threads)
     assert train.merges_from_counts(counts, 40) == naive_train(documents, NAMED[pattern], 40)
+
+
+def test_the_documents_are_left_as_they_were():
+    documents = ["caf\u00e9 na\u00efve " * 100, "\u65e5\u672c\u8a9e " * 100, "ascii " * 100]
+    sizes = [sys.getsizeof(d) for d in documents]
+    c_counts(CL100K, documents, 2)
+    assert [sys.getsizeof(d) for d in documents] == sizes  # no UTF-8 copy kept inside the strs
