@@ -58,6 +58,13 @@ def test_counts_are_the_regex_modules_in_order_on_any_number_of_threads(family, 
     assert same(c_counts(family, documents, threads), python_counts(documents, PATTERNS[family]))
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(family=st.sampled_from(list(PATTERNS)), documents=DOCUMENTS, threads=st.integers(2, 5))
+def test_every_family_counts_the_same_on_threads_as_on_one(family, documents, threads):
+    # The places where groups are cut (before an ASCII letter after a newline) hold for all six families.
+    assert same(c_counts(family, documents, threads), c_counts(family, documents, 1))
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("threads", [1, 2, 3, 8])
 def test_real_text_as_documents_and_as_one_huge_document(family, threads):
