@@ -18,7 +18,7 @@ for source, header in CLASSES["SOURCES"].items():
     CLASSES["write_header"](HERE / GENERATED / header, source)
 PRETOKENIZE = {
     "include_dirs": [GENERATED],
-    "depends": ["app/bpe/pretokenize.h", "app/bpe/pretokenize.c", "app/bpe/unicode_classes.py"],
+    "depends": ["app/bpe/pretokenize.h", "app/bpe/pretokenize.c", "app/bpe/chunk_map.h", "app/bpe/unicode_classes.py"],
 }
 
 setup(
