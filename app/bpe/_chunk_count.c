@@ -103,8 +103,8 @@ static int count_all(pretok_family family, const document *docs, size_t count, g
     counts *sum = &groups[0].table;
     for (int g = 1; g < threads; g++)
         for (size_t k = 0; k < groups[g].table.n; k++) {
-            entry *e = &groups[g].table.items[k];
-            add(sum, groups[g].table.bytes + e->at, e->len, e->hash, e->count);
+            const entry *e = nth(&groups[g].table, k);
+            add(sum, chunk_of(&groups[g].table, e), e->len, e->hash, e->count);
         }
     int failed = 0;
     for (int g = 0; g < threads; g++) failed = failed > groups[g].table.failed ? failed : groups[g].table.failed;
@@ -115,8 +115,9 @@ static PyObject *results(const counts *t) {
     PyObject *chunks = PyList_New((Py_ssize_t)t->n), *numbers = PyList_New((Py_ssize_t)t->n);
     int ok = chunks && numbers;
     for (size_t k = 0; ok && k < t->n; k++) {
-        PyObject *chunk = PyUnicode_DecodeUTF8((const char *)t->bytes + t->items[k].at, t->items[k].len, "strict");
-        PyObject *number = PyLong_FromUnsignedLongLong(t->items[k].count);
+        const entry *e = nth(t, k);
+        PyObject *chunk = PyUnicode_DecodeUTF8((const char *)chunk_of(t, e), e->len, "strict");
+        PyObject *number = PyLong_FromUnsignedLongLong(e->count);
         ok = chunk && number;
         if (chunk) PyList_SET_ITEM(chunks, (Py_ssize_t)k, chunk); /* a list's unset items are NULL: safe to drop */
         if (number) PyList_SET_ITEM(numbers, (Py_ssize_t)k, number);
