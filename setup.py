@@ -1,10 +1,10 @@
 """Builds the C extensions (the BPE merge loops, the ASCII split patterns, the token inspector's
-merge parents of tiktoken-style ranks, and the Unicode pretokenizer of the split patterns with
-its test binding); everything else is in pyproject.toml.
+merge parents of tiktoken-style ranks, the Unicode pretokenizer of the split patterns with
+its test binding, and the training's chunk counting); everything else is in pyproject.toml.
 
-The pretokenizer's Unicode class table is generated first, from tiktoken's own regex classes
-(app/bpe/unicode_classes.py), into build/generated/: extensions that compile
-app/bpe/pretokenize.c take `include_dirs=[GENERATED]`."""
+The pretokenizer's Unicode class tables are generated first, from tiktoken's own regex classes
+and from the `regex` module's (app/bpe/unicode_classes.py), into build/generated/: extensions
+that compile app/bpe/pretokenize.c (or pretokenize_regex.c) take `include_dirs=[GENERATED]`."""
 
 import runpy
 from pathlib import Path
@@ -13,8 +13,13 @@ from setuptools import Extension, setup
 
 HERE = Path(__file__).resolve().parent
 GENERATED = "build/generated"
-runpy.run_path(str(HERE / "app/bpe/unicode_classes.py"))["write_header"](HERE / GENERATED / "pretokenize_classes.h")
-PRETOKENIZE = {"include_dirs": [GENERATED], "depends": ["app/bpe/pretokenize.h", "app/bpe/unicode_classes.py"]}
+CLASSES = runpy.run_path(str(HERE / "app/bpe/unicode_classes.py"))
+for source, header in CLASSES["SOURCES"].items():
+    CLASSES["write_header"](HERE / GENERATED / header, source)
+PRETOKENIZE = {
+    "include_dirs": [GENERATED],
+    "depends": ["app/bpe/pretokenize.h", "app/bpe/pretokenize.c", "app/bpe/chunk_map.h", "app/bpe/unicode_classes.py"],
+}
 
 setup(
     ext_modules=[
@@ -23,8 +28,15 @@ setup(
         Extension("app.inspect._parents", ["app/inspect/_parents.c"], extra_compile_args=["-O2"]),
         Extension(
             "app.bpe._pretokenize_check",
-            ["app/bpe/_pretokenize_check.c", "app/bpe/pretokenize.c"],
+            ["app/bpe/_pretokenize_check.c", "app/bpe/pretokenize.c", "app/bpe/pretokenize_regex.c"],
             extra_compile_args=["-O2"],
+            **PRETOKENIZE,
+        ),
+        Extension(
+            "app.bpe._chunk_count",
+            ["app/bpe/_chunk_count.c", "app/bpe/pretokenize_regex.c"],
+            extra_compile_args=["-O2", "-pthread"],
+            extra_link_args=["-pthread"],
             **PRETOKENIZE,
         ),
     ]

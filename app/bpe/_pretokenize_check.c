@@ -1,13 +1,15 @@
 /* A test and bench binding of the C pretokenizer (pretokenize.c); the app does not use it.
  * Built as app.bpe._pretokenize_check by setup.py.
  *
- * chunks(family: int, text: str) -> list[tuple[int, int]]
- *     The (start, end) character offsets of the chunks pretok_next cuts `text` into.
+ * chunks(family: int, text: str, regex: bool = False) -> list[tuple[int, int]]
+ *     The (start, end) character offsets of the chunks pretok_next (pretok_next_regex when
+ *     `regex`) cuts `text` into.
  * count(family: int, data: bytes) -> int
  *     How many chunks `data` has, without the GIL: the split alone, for timing. RuntimeError
  *     if a chunk does not end after its start and at most at the end (any bytes, even not UTF-8).
- * table() -> bytes
- *     The class byte (PT_OTHER ... PT_NEWLINE) of every code point 0..U+10FFFF.
+ * table(regex: bool = False) -> bytes
+ *     The class byte (PT_OTHER ... PT_NEWLINE) of every code point 0..U+10FFFF, in tiktoken's
+ *     table (the `regex` module's when `regex`).
  *
  * Left out: ids (the engine's part) and special tokens.
  */
@@ -15,7 +17,6 @@
 #include <Python.h>
 
 #include "pretokenize.h"
-#include "pretokenize_classes.h"
 
 static int family_of(int family) {
     if (family >= 0 && family < PRETOK_FAMILIES) return 1;
@@ -24,9 +25,10 @@ static int family_of(int family) {
 }
 
 static PyObject *chunks(PyObject *module, PyObject *args) {
-    int family;
+    int family, regex = 0;
     PyObject *text;
-    if (!PyArg_ParseTuple(args, "iU:chunks", &family, &text) || !family_of(family)) return NULL;
+    if (!PyArg_ParseTuple(args, "iU|p:chunks", &family, &text, &regex) || !family_of(family)) return NULL;
+    size_t (*next)(pretok_family, const unsigned char *, size_t, size_t) = regex ? pretok_next_regex : pretok_next;
     Py_ssize_t n;
     const unsigned char *s = (const unsigned char *)PyUnicode_AsUTF8AndSize(text, &n);
     if (!s) return NULL;
@@ -34,7 +36,7 @@ static PyObject *chunks(PyObject *module, PyObject *args) {
     if (!out) return NULL;
     Py_ssize_t chars = 0; /* the character offset of byte i */
     for (size_t i = 0; i < (size_t)n;) {
-        size_t end = pretok_next((pretok_family)family, s, i, (size_t)n);
+        size_t end = next((pretok_family)family, s, i, (size_t)n);
         Py_ssize_t start = chars;
         for (; i < end; i++) chars += (s[i] & 0xC0) != 0x80;
         PyObject *pair = Py_BuildValue("(nn)", start, chars);
@@ -67,20 +69,21 @@ static PyObject *count(PyObject *module, PyObject *args) {
     return PyLong_FromSize_t(chunks);
 }
 
-static PyObject *table(PyObject *module, PyObject *unused) {
+static PyObject *table(PyObject *module, PyObject *args) {
+    int regex = 0;
+    if (!PyArg_ParseTuple(args, "|p:table", &regex)) return NULL;
     PyObject *out = PyBytes_FromStringAndSize(NULL, 0x110000);
     if (!out) return NULL;
     char *bytes = PyBytes_AS_STRING(out);
     for (unsigned long cp = 0; cp < 0x110000; cp++)
-        bytes[cp] = (char)pt_stage2[((size_t)pt_stage1[cp >> PT_BLOCK_BITS] << PT_BLOCK_BITS) |
-                                    (cp & ((1u << PT_BLOCK_BITS) - 1))];
+        bytes[cp] = (char)(regex ? pretok_class_regex(cp) : pretok_class(cp));
     return out;
 }
 
 static PyMethodDef methods[] = {
-    {"chunks", chunks, METH_VARARGS, "chunks(family, text) -> the (start, end) character offsets of its chunks"},
+    {"chunks", chunks, METH_VARARGS, "chunks(family, text, regex=False) -> the (start, end) character offsets of its chunks"},
     {"count", count, METH_VARARGS, "count(family, utf8_bytes) -> the number of chunks (without the GIL)"},
-    {"table", table, METH_NOARGS, "table() -> the class byte of every code point"},
+    {"table", table, METH_VARARGS, "table(regex=False) -> the class byte of every code point"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -16,7 +16,14 @@
  */
 #include "pretokenize.h"
 
+#ifdef PRETOK_REGEX_CLASSES /* pretokenize_regex.c: this file again, on the `regex` module's classes */
+#include "pretokenize_classes_regex.h"
+#define pretok_next pretok_next_regex
+#define pretok_class pretok_class_regex
+#define pretok_init pretok_init_regex
+#else
 #include "pretokenize_classes.h"
+#endif
 
 #include <stdint.h>
 #include <string.h>
@@ -236,6 +243,11 @@ static size_t next_o200k_like(const unsigned char *s, size_t i, size_t n, int co
     if (c == PT_NUMBER) return numbers(s, next, n, digits - 1);
     end = punctuation(s, i, n, c, next, M_NOT_SLN, 1);
     return end ? end : spaces(s, i, n, 0, 1);
+}
+
+unsigned pretok_class(unsigned long cp) {
+    if (cp > 0x10FFFF) return PT_OTHER;
+    return pt_stage2[((size_t)pt_stage1[cp >> PT_BLOCK_BITS] << PT_BLOCK_BITS) | (cp & ((1u << PT_BLOCK_BITS) - 1))];
 }
 
 size_t pretok_next(pretok_family family, const unsigned char *s, size_t i, size_t n) {

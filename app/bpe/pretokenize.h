@@ -35,4 +35,14 @@ void pretok_init(void);
  * app/bpe/families.py maps each pattern string to its family number (FAMILIES). */
 size_t pretok_next(pretok_family family, const unsigned char *s, size_t i, size_t n);
 
+/* pretok_next on the Unicode classes of Python's `regex` module (the version pinned for the build)
+ * in place of tiktoken's: the chunks `regex` finds with the family's pattern (tested for gpt2 and
+ * cl100k). tokenprism's own BPE splits with `regex`, so its training counts these (_chunk_count.c). */
+void pretok_init_regex(void);
+size_t pretok_next_regex(pretok_family family, const unsigned char *s, size_t i, size_t n);
+
+/* The class (PT_OTHER ... PT_NEWLINE, app/bpe/unicode_classes.py) code point cp has in each table. */
+unsigned pretok_class(unsigned long cp);
+unsigned pretok_class_regex(unsigned long cp);
+
 #endif

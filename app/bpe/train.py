@@ -8,11 +8,17 @@ chunks in corpus order and each chunk's current ids left to right, comes earlies
 is what Python's `max()` picks from a dict of counts filled in that scanning order.)
 
 Here the corpus is split once into distinct chunks with counts, numbered in order of
-first appearance (splitting takes most of the time; threads do not help, as the regex
-module needs the GIL for every match it returns). The merge loop is the C extension
-`_core` (built by `pip install -e .`): weighted pair counts, a pair -> chunks index
-and a lazy max-heap, ties settled by (lowest chunk number, leftmost position). tests/bpe/test_bpe_vs_naive.py checks it against
-the naive algorithm.
+first appearance. With one of the named patterns (gpt2's, gpt4's: app/bpe/families.py)
+that is the C extension `_chunk_count`: the C pretokenizer on the `regex` module's Unicode
+classes, so exactly the `regex` module's chunks, counted on threads without the GIL
+(`count_threads`: the cores this process may use, capped), the documents cut into
+contiguous groups whose counts are added in order. Any other pattern, or a document with a
+lone surrogate, is split by the `regex` module here, in one thread (it needs the GIL for
+every match it returns). The merge loop is the C extension `_core` (built by
+`pip install -e .`): weighted pair counts, a pair -> chunks index and a lazy max-heap, ties
+settled by (lowest chunk number, leftmost position). tests/bpe/test_bpe_vs_naive.py checks
+it against the naive algorithm, tests/bpe/test_chunk_count.py the C counting against this
+module's Python path.
 
 Counting can run in parts anywhere (app/corpus counts consecutive parts of a corpus on
 worker processes): `add_counts` adds the parts' counts in corpus order, which gives the
@@ -26,10 +32,23 @@ Left out: special tokens (the caller adds them after the merges) and any I/O.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 
 import regex
+
+from app.bpe.families import CL100K, FAMILIES, GPT2
+
+try:
+    from app.bpe import _chunk_count
+except ImportError:  # not built: the `regex` module counts
+    _chunk_count = None  # type: ignore[assignment]
+
+C_FAMILIES = (GPT2, CL100K)  # the named patterns' families (model.PATTERNS), which _chunk_count counts
+MAX_THREADS = 8  # counting is memory-bound past a few threads
+MIN_THREAD_CHARS = 1 << 20  # a thread is worth starting for at least this much text
+BATCH_CHARS = 64 << 20  # documents from an iterator are counted this much at a time (bounded memory)
 
 Progress = Callable[[int, int], None]  # (merges done, merges wanted)
 OnMerge = Callable[[int, tuple[int, int], int], None]  # (merge index, pair, its count)
@@ -84,17 +103,53 @@ def counted_merges(
     return [(left, right) for left, right, _ in made], [count for _, _, count in made]
 
 
-def count_chunks(documents: Iterable[str], pattern: str | None) -> Counter[str]:
+def count_threads(characters: int) -> int:
+    """How many threads count `characters` of text: one a MIN_THREAD_CHARS, at most the
+    cores this process may run on and MAX_THREADS."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, MAX_THREADS, characters // MIN_THREAD_CHARS))
+
+
+def count_chunks(documents: Iterable[str], pattern: str | None, threads: int | None = None) -> Counter[str]:
     """Distinct chunks -> how often they occur, in order of first appearance. Each
-    document is split on its own; with no pattern a document is one chunk."""
+    document is split on its own; with no pattern a document is one chunk. `threads`
+    (default `count_threads`) is used only by the C counting of the named patterns."""
     counts: Counter[str] = Counter()
     if pattern is None:
         counts.update(d for d in documents if d)
         return counts
     findall = regex.compile(pattern).findall
-    for document in documents:
-        counts.update(findall(document))
+    family = FAMILIES.get(pattern)
+    if _chunk_count is None or family not in C_FAMILIES:
+        for document in documents:
+            counts.update(findall(document))
+        return counts
+    for batch, characters in _batches(documents):
+        made = _chunk_count.count_chunks(family, batch, count_threads(characters) if threads is None else threads)
+        if made is None:  # a lone surrogate (not UTF-8): the `regex` module splits this batch
+            for document in batch:
+                counts.update(findall(document))
+        else:  # the batches' counts are added in order (`add_counts`)
+            chunks, numbers = made
+            add_counts(counts, dict(zip(chunks, numbers, strict=True)))
     return counts
+
+
+def _batches(documents: Iterable[str]) -> Iterable[tuple[list[str], int]]:
+    """The documents in consecutive lists of about BATCH_CHARS characters (a list given is one), each with
+    its length."""
+    if isinstance(documents, list):
+        yield documents, sum(map(len, documents))
+        return
+    batch, characters = [], 0
+    for document in documents:
+        batch.append(document)
+        characters += len(document)
+        if characters >= BATCH_CHARS:
+            yield batch, characters
+            batch, characters = [], 0
+    if batch:
+        yield batch, characters
 
 
 def add_counts(total: Counter[str], part: Mapping[str, int]) -> Counter[str]:

@@ -1,11 +1,14 @@
-"""Build-time generator of the Unicode class table the C pretokenizer (pretokenize.c) reads.
+"""Build-time generator of the Unicode class tables the C pretokenizer (pretokenize.c) reads.
 
 One class byte per code point (letter Lu/Ll/Lt/Lm/Lo, mark, number, newline \\r \\n, other
 White_Space, other), as a two-stage table: the code point's high bits pick a block, blocks
-that are equal are stored once. The classes are asked of tiktoken's own regex engine (the
-one whose chunks we must reproduce), not of Python's `unicodedata` or the `regex` module:
-both are on other Unicode versions and disagree with it on thousands of code points
-(docs/decisions.md). setup.py runs `write_header` before compiling; tests use `classes`.
+that are equal are stored once. The table `pretok_next` reads is asked of tiktoken's own
+regex engine (the one whose chunks the OpenAI encoders must reproduce), not of Python's
+`unicodedata` or the `regex` module: both are on other Unicode versions and disagree with it
+on thousands of code points (docs/decisions.md). A second table, which `pretok_next_regex`
+reads, is asked of the `regex` module: tokenprism's own BPE splits with it, so its training
+must count the `regex` module's chunks (SOURCES). setup.py runs `write_header` for both
+before compiling; tests use `classes`.
 
 Left out: the split patterns themselves (pretokenize.c) and case folding (the only
 non-ASCII fold the contractions see, U+017F for 's', is written in pretokenize.c).
@@ -23,6 +26,8 @@ NAMES = ("OTHER", "LU", "LL", "LT", "LM", "LO", "MARK", "NUMBER", "SPACE", "NEWL
 PATTERNS = {LU: r"\p{Lu}", LL: r"\p{Ll}", LT: r"\p{Lt}", LM: r"\p{Lm}", LO: r"\p{Lo}", MARK: r"\p{M}"}
 PATTERNS |= {NUMBER: r"\p{N}", SPACE: r"\s"}
 LAST = 0x10FFFF
+# Who is asked -> the generated header setup.py writes (in build/generated/).
+SOURCES = {"tiktoken": "pretokenize_classes.h", "regex": "pretokenize_classes_regex.h"}
 BLOCK_BITS = 8  # 256 code points a block: 141 distinct blocks, so a byte numbers them (~40 KB in all)
 
 
@@ -31,28 +36,35 @@ def code_points() -> list[int]:
     return [c for c in range(LAST + 1) if not 0xD800 <= c <= 0xDFFF]
 
 
-def members(pattern: str) -> set[int]:
-    """The code points tiktoken's regex matches with `pattern` (a one-character class).
+def members(pattern: str, source: str = "tiktoken") -> set[int]:
+    """The code points `source`'s regex engine matches with `pattern` (a one-character class).
 
-    An Encoding over the 256 single bytes encodes exactly the pattern's matches and drops
-    the rest, so decoding the encoding of every code point gives the class."""
+    For tiktoken, an Encoding over the 256 single bytes encodes exactly the pattern's matches
+    and drops the rest, so decoding the encoding of every code point gives the class."""
+    text = "".join(map(chr, code_points()))
+    if source == "regex":
+        import regex  # a build requirement pinned in pyproject.toml, as tiktoken is
+
+        return {ord(c) for c in regex.findall(pattern, text)}
+    if source != "tiktoken":
+        raise ValueError(f"no class source {source!r}; use one of: {', '.join(SOURCES)}")
     import tiktoken  # a build requirement (pyproject.toml); imported here so the module loads without it
 
     ranks = {bytes([b]): b for b in range(256)}
     enc = tiktoken.Encoding(f"class {pattern}", pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
-    text = "".join(map(chr, code_points()))
     return {ord(c) for c in enc.decode_bytes(enc.encode_ordinary(text)).decode("utf-8")}
 
 
-def classes() -> bytearray:
-    """The class of every code point 0..U+10FFFF, one byte each (surrogates are OTHER)."""
+def classes(source: str = "tiktoken") -> bytearray:
+    """The class of every code point 0..U+10FFFF as `source` (SOURCES) has it, one byte each
+    (surrogates are OTHER)."""
     table = bytearray(LAST + 1)
     for cls, pattern in PATTERNS.items():
-        for c in members(pattern):
+        for c in members(pattern, source):
             if table[c] != OTHER:
                 raise ValueError(f"U+{c:04X} is in both {NAMES[table[c]]} and {NAMES[cls]}")
             table[c] = cls
-    letters = members(r"\p{L}")
+    letters = members(r"\p{L}", source)
     if letters != {c for c in range(LAST + 1) if LU <= table[c] <= LO}:
         raise ValueError(r"\p{L} is not the union of Lu, Ll, Lt, Lm and Lo")
     table[ord("\r")] = table[ord("\n")] = NEWLINE
@@ -69,13 +81,13 @@ def two_stage(table: bytearray, bits: int = BLOCK_BITS) -> tuple[list[int], list
     return index, list(numbers)
 
 
-def header(table: bytearray) -> str:
+def header(table: bytearray, source: str = "tiktoken") -> str:
     """The C header: PT_BLOCK_BITS, pt_stage1 (a block number a byte) and pt_stage2 (the blocks)."""
     index, blocks = two_stage(table)
     if len(blocks) > 256:
         raise ValueError(f"{len(blocks)} distinct blocks do not fit the byte of pt_stage1")
     lines = [
-        "/* Generated by app/bpe/unicode_classes.py from tiktoken's regex classes; do not edit. */",
+        f"/* Generated by app/bpe/unicode_classes.py from {source}'s regex classes; do not edit. */",
         "#include <stdint.h>",
         f"#define PT_BLOCK_BITS {BLOCK_BITS}",
         *(f"#define PT_{name} {value}" for value, name in enumerate(NAMES)),
@@ -89,9 +101,9 @@ def header(table: bytearray) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_header(path: str | Path) -> Path:
-    """Writes the header at `path` unless it already holds the same text (so nothing recompiles)."""
-    path, text = Path(path), header(classes())
+def write_header(path: str | Path, source: str = "tiktoken") -> Path:
+    """Writes `source`'s header at `path` unless it already holds the same text (so nothing recompiles)."""
+    path, text = Path(path), header(classes(source), source)
     if not path.exists() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".tmp")
@@ -101,4 +113,6 @@ def write_header(path: str | Path) -> Path:
 
 
 if __name__ == "__main__":
-    print(write_header(sys.argv[1] if len(sys.argv) > 1 else "build/generated/pretokenize_classes.h"))
+    folder = Path(sys.argv[1] if len(sys.argv) > 1 else "build/generated")
+    for name, file in SOURCES.items():
+        print(write_header(folder / file, name))
