@@ -137,5 +137,6 @@ def chunk_task(task: Task, shared: tuple[str | None] | None, options: CorpusOpti
                 result.characters += len(text)
                 yield text
 
-    result.counts = count_chunks(texts(), pattern)
+    # a pool process is one of several: its own threads would only contend with its siblings
+    result.counts = count_chunks(texts(), pattern, threads=1 if shared is None else None)
     return result

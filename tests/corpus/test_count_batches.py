@@ -103,3 +103,24 @@ def test_pool_workers_keep_the_hugging_face_library_to_one_thread(monkeypatch):
     monkeypatch.setenv("TOKENIZERS_PARALLELISM", "true")
     work.install(())
     assert os.environ["TOKENIZERS_PARALLELISM"] == "true"  # a user's choice stands
+
+
+def test_a_pool_process_counts_chunks_on_one_thread_and_the_caller_on_its_cores(tmp_path, monkeypatch):
+    from app.bpe.model import PATTERNS
+    from app.corpus import work
+
+    asked: list[int | None] = []
+    real = work.count_chunks
+    monkeypatch.setattr(
+        work,
+        "count_chunks",
+        lambda texts, pattern, threads=None: asked.append(threads) or real(texts, pattern, threads),
+    )
+    path = _write_jsonl(tmp_path / "a.jsonl", ["one two three", "two three four"])
+    with open_plan([path], CorpusOptions()) as plan:
+        (task,) = plan.tasks()
+        inline = work.chunk_task(task, (PATTERNS["gpt4"],), plan.options)
+        monkeypatch.setattr(work, "_installed", (PATTERNS["gpt4"],))  # as the pool's initializer leaves it
+        pooled = work.chunk_task(task, None, plan.options)
+    assert asked == [None, 1]  # None: as many threads as the cores allow
+    assert inline.counts == pooled.counts and inline.counts[" three"] == 2
