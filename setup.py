@@ -5,7 +5,13 @@ from setuptools import Extension, setup
 
 setup(
     ext_modules=[
-        Extension("app.bpe._core", ["app/bpe/_core.c"], extra_compile_args=["-O2"]),
+        Extension("app.bpe._core", ["app/bpe/_core.c"], depends=["app/bpe/merge.h"], extra_compile_args=["-O2"]),
+        Extension(
+            "app.bpe._engine",
+            ["app/bpe/_engine.c", "app/bpe/pretokenize.c"],
+            depends=["app/bpe/merge.h", "app/bpe/pretokenize.h"],
+            extra_compile_args=["-O2"],
+        ),
         Extension("app.bpe._ascii_split", ["app/bpe/_ascii_split.c"], extra_compile_args=["-O2"]),
         Extension("app.inspect._parents", ["app/inspect/_parents.c"], extra_compile_args=["-O2"]),
     ]

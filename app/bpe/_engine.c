@@ -1,0 +1,426 @@
+/* The exact encoder of the tiktoken-style tokenizers, in C, with the GIL released.
+ * Built as app.bpe._engine by setup.py (with pretokenize.c).
+ *
+ * Engine(family, byte_ids, pairs, tokens, id_offset=0): an immutable encoder for one
+ * vocabulary. `family` is a pretokenize.h family (the split pattern); `tokens[r]` the
+ * bytes of rank r (0..n-1); `byte_ids` and `pairs` the merge table model.recover_pairs
+ * derives from those ranks (pair i makes rank 256 + i). Every id given out is a rank plus
+ * `id_offset` (Tekken's regular ids follow its special ones).
+ *     .encode(text: str) -> list[int]            .count(text: str) -> int
+ *     .encode_batch(texts: list[str]) -> list[list[int]]
+ *     .count_batch(texts: list[str]) -> list[int]
+ *
+ * How: the UTF-8 of each str (PyUnicode_AsUTF8AndSize, which raises UnicodeEncodeError on
+ * a lone surrogate: the Python side replaces those as tiktoken does and calls again); then,
+ * without the GIL, pretok_next cuts the bytes into the pattern's chunks, and each chunk is
+ * looked up whole among the tokens (most chunks are one token) or else merged by
+ * merge.h's BPE, which gives tiktoken's ids. The ids go into a growing int32 buffer (a
+ * count just counts), and the GIL is taken back to build the list from cached ints.
+ * There is no chunk cache: the lookup answers most chunks, and merging the rest directly
+ * measured as fast as a cache would be while keeping the engine free of shared mutable
+ * state, so any number of threads can use one Engine at once.
+ *
+ * Left out: special tokens (the caller cuts the text around them) and decoding.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+#include "pretokenize.h"
+
+/* ---- the whole-token lookup: token bytes -> rank ---- */
+
+static inline uint64_t load_tail(const unsigned char *p, size_t len) { /* len < 8 */
+    uint64_t w = 0;
+    memcpy(&w, p, len);
+    return w;
+}
+
+static inline uint64_t bytes_hash(const unsigned char *p, size_t len) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ len, w;
+    for (; len >= 8; p += 8, len -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+    }
+    if (len) h = (h ^ load_tail(p, len)) * 0x94D049BB133111EBull;
+    return h ^ (h >> 29);
+}
+
+typedef struct {
+    unsigned char *flat; /* all tokens' bytes; rank r is flat[starts[r] .. starts[r + 1]) */
+    uint32_t *starts;
+    uint64_t *slots; /* hash tag << 32 | (rank + 1); 0 when empty */
+    int bits;
+    size_t longest;
+} Lookup;
+
+static inline int32_t lookup_rank(const Lookup *l, const unsigned char *p, size_t len) {
+    if (len > l->longest) return -1;
+    uint64_t h = bytes_hash(p, len), mask = ((uint64_t)1 << l->bits) - 1;
+    uint32_t tag = (uint32_t)h;
+    for (uint64_t i = h >> (64 - l->bits);; i = (i + 1) & mask) {
+        uint64_t slot = l->slots[i];
+        if (!slot) return -1;
+        if ((uint32_t)(slot >> 32) != tag) continue;
+        uint32_t rank = (uint32_t)slot - 1;
+        if (l->starts[rank + 1] - l->starts[rank] == len && !memcmp(l->flat + l->starts[rank], p, len))
+            return (int32_t)rank;
+    }
+}
+
+static void lookup_free(Lookup *l) {
+    free(l->flat);
+    free(l->starts);
+    free(l->slots);
+}
+
+/* Fills the lookup from tokens (a list of bytes, rank order); -1 with a Python error set. */
+static int lookup_init(Lookup *l, PyObject *tokens) {
+    Py_ssize_t n = PyList_GET_SIZE(tokens), total = 0;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        PyObject *token = PyList_GET_ITEM(tokens, r);
+        if (!PyBytes_Check(token) || PyBytes_GET_SIZE(token) == 0) {
+            PyErr_Format(PyExc_TypeError, "token %zd is not non-empty bytes", r);
+            return -1;
+        }
+        total += PyBytes_GET_SIZE(token);
+    }
+    if (n >= INT32_MAX / 4 || total >= UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "too many or too long tokens");
+        return -1;
+    }
+    l->bits = 10;
+    while (((Py_ssize_t)1 << l->bits) < 2 * n) l->bits++;
+    l->flat = malloc((size_t)total + 1);
+    l->starts = malloc(sizeof *l->starts * (size_t)(n + 1));
+    l->slots = calloc((size_t)1 << l->bits, sizeof *l->slots);
+    if (!l->flat || !l->starts || !l->slots) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    uint64_t mask = ((uint64_t)1 << l->bits) - 1;
+    l->starts[0] = 0;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        PyObject *token = PyList_GET_ITEM(tokens, r);
+        size_t len = (size_t)PyBytes_GET_SIZE(token);
+        const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(token);
+        if (lookup_rank(l, p, len) >= 0) {
+            PyErr_Format(PyExc_ValueError, "token %zd repeats an earlier token", r);
+            return -1;
+        }
+        memcpy(l->flat + l->starts[r], p, len);
+        l->starts[r + 1] = l->starts[r] + (uint32_t)len;
+        if (len > l->longest) l->longest = len;
+        uint64_t h = bytes_hash(p, len), i = h >> (64 - l->bits);
+        while (l->slots[i]) i = (i + 1) & mask;
+        l->slots[i] = (uint64_t)(uint32_t)h << 32 | (uint64_t)(r + 1);
+    }
+    return 0;
+}
+
+/* ---- encoding without the GIL ---- */
+
+typedef struct {
+    int32_t *v;
+    size_t n, cap;
+} Ids;
+
+static int ids_reserve(Ids *ids, size_t more) {
+    if (ids->n + more <= ids->cap) return 0;
+    size_t cap = ids->cap * 2 > ids->n + more ? ids->cap * 2 : ids->n + more + 256;
+    int32_t *v = realloc(ids->v, sizeof *v * cap);
+    if (!v) return -1;
+    ids->v = v;
+    ids->cap = cap;
+    return 0;
+}
+
+typedef struct {
+    pretok_family family;
+    Table table;
+    Lookup lookup;
+    int32_t id_offset;
+} Core;
+
+enum { ENC_OK = 0, ENC_NO_MEMORY = -1, ENC_TOO_LONG = -2 };
+
+/* The ids of s[0..n) appended to `out` (or, when `out` is NULL, their number added to
+ * *count). `scratch` is the caller's buffer for merging a chunk. */
+static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *out, size_t *count, Ids *scratch) {
+    for (size_t i = 0; i < n;) {
+        size_t end = pretok_next(c->family, s, i, n), len = end - i;
+        int32_t rank = lookup_rank(&c->lookup, s + i, len);
+        if (rank >= 0) {
+            if (out) {
+                if (out->n == out->cap && ids_reserve(out, 1) < 0) return ENC_NO_MEMORY;
+                out->v[out->n++] = rank + c->id_offset;
+            } else {
+                ++*count;
+            }
+        } else {
+            if (len >= INT32_MAX) return ENC_TOO_LONG;
+            scratch->n = 0;
+            if (ids_reserve(scratch, len) < 0) return ENC_NO_MEMORY;
+            for (size_t k = 0; k < len; k++) scratch->v[k] = c->table.byte_ids[s[i + k]];
+            Py_ssize_t m = merge_ids(&c->table, scratch->v, (Py_ssize_t)len);
+            if (m < 0) return ENC_NO_MEMORY;
+            if (out) {
+                if (ids_reserve(out, (size_t)m) < 0) return ENC_NO_MEMORY;
+                for (Py_ssize_t k = 0; k < m; k++) out->v[out->n++] = scratch->v[k] + c->id_offset;
+            } else {
+                *count += (size_t)m;
+            }
+        }
+        i = end;
+    }
+    return ENC_OK;
+}
+
+static void set_error(int status) {
+    if (status == ENC_NO_MEMORY) PyErr_NoMemory();
+    else PyErr_SetString(PyExc_ValueError, "a chunk of the text is longer than 2**31 bytes");
+}
+
+/* ---- the Engine type ---- */
+
+typedef struct {
+    PyObject_HEAD
+    Core core;            /* never changed after Engine() returns */
+    PyObject **id_ints;   /* rank -> its id as a Python int, shared by every result */
+    Py_ssize_t n_ids;
+} Engine;
+
+static void Engine_dealloc(Engine *self) {
+    free(self->core.table.slots);
+    lookup_free(&self->core.lookup);
+    for (Py_ssize_t i = 0; self->id_ints && i < self->n_ids; i++) Py_XDECREF(self->id_ints[i]);
+    PyMem_Free(self->id_ints);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"family", "byte_ids", "pairs", "tokens", "id_offset", NULL};
+    int family, id_offset = 0;
+    Py_buffer byte_ids;
+    PyObject *pairs, *tokens;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iy*O!O!|i:Engine", keywords, &family, &byte_ids, &PyList_Type,
+                                     &pairs, &PyList_Type, &tokens, &id_offset))
+        return NULL;
+    Engine *self = (Engine *)type->tp_alloc(type, 0);
+    if (!self) goto fail;
+    if (family < 0 || family >= PRETOK_FAMILIES) {
+        PyErr_Format(PyExc_ValueError, "family %d is not one of pretokenize.h's 0..%d", family, PRETOK_FAMILIES - 1);
+        goto fail;
+    }
+    Py_ssize_t n_tokens = PyList_GET_SIZE(tokens);
+    if (PyList_GET_SIZE(pairs) != n_tokens - 256 || id_offset < 0 || n_tokens + (Py_ssize_t)id_offset >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "pairs must make the tokens after the 256 single bytes, and ids fit int32");
+        goto fail;
+    }
+    self->core.family = (pretok_family)family;
+    self->core.id_offset = id_offset;
+    if (table_init(&self->core.table, &byte_ids) < 0) goto fail;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(pairs); i++) {
+        PyObject *pair = PyList_GET_ITEM(pairs, i);
+        int left, right, parsed;
+        Py_INCREF(pair);
+        parsed = PyTuple_Check(pair) && PyArg_ParseTuple(pair, "ii", &left, &right);
+        Py_DECREF(pair);
+        if (!parsed || left < 0 || right < 0 || left >= 256 + i || right >= 256 + i) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "pair %zd is not two earlier ids", i);
+            goto fail;
+        }
+        int added = table_add(&self->core.table, left, right);
+        if (added != 0) {
+            if (added < 0) PyErr_NoMemory();
+            else PyErr_Format(PyExc_ValueError, "pair %zd (%d, %d) is merged twice", i, left, right);
+            goto fail;
+        }
+    }
+    if (lookup_init(&self->core.lookup, tokens) < 0) goto fail;
+    self->n_ids = n_tokens;
+    self->id_ints = PyMem_Calloc((size_t)(n_tokens ? n_tokens : 1), sizeof(PyObject *));
+    if (!self->id_ints) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < n_tokens; i++)
+        if (!(self->id_ints[i] = PyLong_FromSsize_t(i + id_offset))) goto fail;
+    PyBuffer_Release(&byte_ids);
+    return (PyObject *)self;
+fail:
+    PyBuffer_Release(&byte_ids);
+    Py_XDECREF(self); /* its dealloc frees what was built */
+    return NULL;
+}
+
+/* A list of the ids v[0..n) (each rank + id_offset), from the cached ints. */
+static PyObject *id_list(const Engine *self, const int32_t *v, size_t n) {
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    if (!list) return NULL;
+    int32_t offset = self->core.id_offset;
+    for (size_t i = 0; i < n; i++) {
+        PyObject *id = self->id_ints[v[i] - offset];
+        Py_INCREF(id);
+        PyList_SET_ITEM(list, (Py_ssize_t)i, id);
+    }
+    return list;
+}
+
+/* The texts of a batch as UTF-8: a tuple holding the strs (so they outlive the released
+ * GIL whatever happens to the caller's list), and their bytes and lengths. */
+typedef struct {
+    PyObject *held;
+    const char **data;
+    Py_ssize_t *lens;
+    Py_ssize_t n;
+} Batch;
+
+static void batch_free(Batch *b) {
+    Py_XDECREF(b->held);
+    PyMem_Free(b->data);
+    PyMem_Free(b->lens);
+}
+
+static int batch_init(Batch *b, PyObject *texts) {
+    memset(b, 0, sizeof *b);
+    if (!(b->held = PySequence_Tuple(texts))) return -1;
+    b->n = PyTuple_GET_SIZE(b->held);
+    b->data = PyMem_Calloc((size_t)(b->n ? b->n : 1), sizeof *b->data);
+    b->lens = PyMem_Calloc((size_t)(b->n ? b->n : 1), sizeof *b->lens);
+    if (!b->data || !b->lens) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < b->n; i++) {
+        PyObject *text = PyTuple_GET_ITEM(b->held, i);
+        if (!PyUnicode_Check(text)) {
+            PyErr_Format(PyExc_TypeError, "text %zd is %.100s, not str", i, Py_TYPE(text)->tp_name);
+            return -1;
+        }
+        if (!(b->data[i] = PyUnicode_AsUTF8AndSize(text, &b->lens[i]))) return -1;
+    }
+    return 0;
+}
+
+/* Encodes (out != NULL) or counts (counts != NULL, one per text) every text of the batch
+ * without the GIL; ends[t] is where text t's ids end in out. */
+static int run_batch(const Core *core, const Batch *b, Ids *out, size_t *ends, size_t *counts) {
+    Ids scratch = {NULL, 0, 0};
+    int status = ENC_OK;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t t = 0; t < b->n && status == ENC_OK; t++) {
+        if (out && ids_reserve(out, (size_t)b->lens[t] / 4 + 16) < 0) status = ENC_NO_MEMORY;
+        if (status == ENC_OK)
+            status = encode_bytes(core, (const unsigned char *)b->data[t], (size_t)b->lens[t], out,
+                                  counts ? &counts[t] : NULL, &scratch);
+        if (ends) ends[t] = out->n;
+    }
+    Py_END_ALLOW_THREADS
+    free(scratch.v);
+    if (status != ENC_OK) set_error(status);
+    return status;
+}
+
+/* The engine's four methods: one text or a list of them (`batch`), ids or counts. */
+static PyObject *engine_run(Engine *self, PyObject *arg, int batch, int count_only) {
+    Batch b;
+    PyObject *texts = arg, *result = NULL;
+    Ids out = {NULL, 0, 0};
+    size_t *ends = NULL, *counts = NULL;
+    if (!batch) {
+        if (!PyUnicode_Check(arg)) {
+            PyErr_Format(PyExc_TypeError, "text must be str, not %.100s", Py_TYPE(arg)->tp_name);
+            return NULL;
+        }
+        if (!(texts = PyTuple_Pack(1, arg))) return NULL;
+    } else if (!PyList_Check(arg) && !PyTuple_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "texts must be a list of str, not %.100s", Py_TYPE(arg)->tp_name);
+        return NULL;
+    }
+    int ready = batch_init(&b, texts);
+    if (!batch) Py_DECREF(texts);
+    if (ready < 0) goto done;
+    size_t slots = (size_t)(b.n ? b.n : 1);
+    if (!(count_only ? (void *)(counts = PyMem_Calloc(slots, sizeof *counts))
+                     : (void *)(ends = PyMem_Calloc(slots, sizeof *ends)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (run_batch(&self->core, &b, count_only ? NULL : &out, ends, counts) != ENC_OK) goto done;
+    if (!batch) {
+        result = count_only ? PyLong_FromSize_t(counts[0]) : id_list(self, out.v, out.n);
+        goto done;
+    }
+    if (!(result = PyList_New(b.n))) goto done;
+    for (Py_ssize_t t = 0; t < b.n; t++) {
+        size_t start = t ? ends[t - 1] : 0;
+        PyObject *item = count_only ? PyLong_FromSize_t(counts[t]) : id_list(self, out.v + start, ends[t] - start);
+        if (!item) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, t, item);
+    }
+done:
+    batch_free(&b);
+    free(out.v);
+    PyMem_Free(ends);
+    PyMem_Free(counts);
+    return result;
+}
+
+static PyObject *Engine_encode(Engine *self, PyObject *text) { return engine_run(self, text, 0, 0); }
+static PyObject *Engine_count(Engine *self, PyObject *text) { return engine_run(self, text, 0, 1); }
+static PyObject *Engine_encode_batch(Engine *self, PyObject *texts) { return engine_run(self, texts, 1, 0); }
+static PyObject *Engine_count_batch(Engine *self, PyObject *texts) { return engine_run(self, texts, 1, 1); }
+
+static PyMethodDef Engine_methods[] = {
+    {"encode", (PyCFunction)Engine_encode, METH_O, "encode(text: str) -> list[int]: the ids of text"},
+    {"count", (PyCFunction)Engine_count, METH_O, "count(text: str) -> int: how many ids encode gives"},
+    {"encode_batch", (PyCFunction)Engine_encode_batch, METH_O,
+     "encode_batch(texts: list[str]) -> list[list[int]]: encode of each text, in one call without the GIL"},
+    {"count_batch", (PyCFunction)Engine_count_batch, METH_O,
+     "count_batch(texts: list[str]) -> list[int]: count of each text, in one call without the GIL"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject EngineType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "app.bpe._engine.Engine",
+    .tp_basicsize = sizeof(Engine),
+    .tp_dealloc = (destructor)Engine_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Engine(family, byte_ids, pairs, tokens, id_offset=0): tiktoken's ids for one vocabulary",
+    .tp_methods = Engine_methods,
+    .tp_new = Engine_new,
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_engine",
+                                    "The exact encoder of the tiktoken-style tokenizers, GIL released.", -1, NULL};
+
+/* Whether the linked pretokenizer knows non-ASCII letters (the ASCII stand-in does not):
+ * in cl100k's pattern "h\xc3\xa9llo" ("héllo") is one chunk of letters. */
+static int full_unicode(void) {
+    static const unsigned char probe[] = "h\xc3\xa9llo";
+    return pretok_next(PRETOK_CL100K, probe, 0, sizeof probe - 1) == sizeof probe - 1;
+}
+
+PyMODINIT_FUNC PyInit__engine(void) {
+    pretok_init();
+    if (PyType_Ready(&EngineType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&EngineType);
+    if (PyModule_AddObject(m, "Engine", (PyObject *)&EngineType) < 0 ||
+        PyModule_AddObject(m, "FULL_UNICODE", PyBool_FromLong(full_unicode())) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,91 @@
+"""tiktoken's ids, computed by the C engine (`_engine.c`) with the GIL released.
+
+`Encoder.for_pattern(pattern, ranks, name)` gives an encoder for a vocabulary whose split
+pattern is one of the engine's families (`family_of`), else None. Its `encode`, `count`,
+`encode_batch` and `count_batch` give exactly tiktoken's `encode_ordinary` ids (plus
+`id_offset`): special-token strings are plain text here, the caller cuts real special
+tokens out first. A str with lone surrogates is encoded as tiktoken's Python `encode`
+does: its surrogates become U+FFFD (through UTF-16 with "surrogatepass", decoded with
+"replace").
+
+While `_engine.FULL_UNICODE` is False (the ASCII stand-in pretokenize.c is linked),
+`accepts` is True for ASCII text only and callers use tiktoken for the rest.
+
+Left out: decoding, and the special tokens themselves.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from app.bpe import _engine
+from app.bpe.model import recover_pairs
+
+FULL_UNICODE: bool = _engine.FULL_UNICODE
+
+# mistral-common's Tekken files (tekken_240911.json): o200k's shape, one digit a chunk, no contractions.
+TEKKEN_PATTERN = (
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"""
+    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"""
+    r"""|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
+
+@cache
+def _families() -> dict[str, int]:
+    """Split pattern -> pretokenize.h's family (imported late: the backends import this module)."""
+    from app.backends.qwen_backend import QWEN3_5_PATTERN
+    from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
+
+    return {GPT2_PATTERN: 0, CL100K_PATTERN: 1, O200K_PATTERN: 2, QWEN3_5_PATTERN: 3, TEKKEN_PATTERN: 4}
+
+
+def family_of(pattern: str) -> int | None:
+    """The engine's family for a split pattern, None when it has none (llama3's pattern differs
+    from cl100k's at a text's trailing whitespace, so it has none yet)."""
+    return _families().get(pattern)
+
+
+def _without_surrogates(text: str) -> str:
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+class Encoder:
+    def __init__(self, family: int, ranks: dict[bytes, int], name: str, id_offset: int = 0):
+        byte_ids, pairs = recover_pairs(ranks, name)
+        tokens = sorted(ranks, key=ranks.__getitem__)
+        self._engine = _engine.Engine(family, bytes(byte_ids), pairs, tokens, id_offset)
+
+    @classmethod
+    def for_pattern(cls, pattern: str, ranks: dict[bytes, int], name: str, id_offset: int = 0) -> Encoder | None:
+        family = family_of(pattern)
+        return None if family is None else cls(family, ranks, name, id_offset)
+
+    @staticmethod
+    def accepts(text: str) -> bool:
+        """Whether this build's pretokenizer cuts `text` exactly (any text once FULL_UNICODE)."""
+        return FULL_UNICODE or text.isascii()
+
+    def encode(self, text: str) -> list[int]:
+        try:
+            return self._engine.encode(text)
+        except UnicodeEncodeError:
+            return self._engine.encode(_without_surrogates(text))
+
+    def count(self, text: str) -> int:
+        try:
+            return self._engine.count(text)
+        except UnicodeEncodeError:
+            return self._engine.count(_without_surrogates(text))
+
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        try:
+            return self._engine.encode_batch(texts)
+        except UnicodeEncodeError:
+            return self._engine.encode_batch([_without_surrogates(text) for text in texts])
+
+    def count_batch(self, texts: list[str]) -> list[int]:
+        try:
+            return self._engine.count_batch(texts)
+        except UnicodeEncodeError:
+            return self._engine.count_batch([_without_surrogates(text) for text in texts])
