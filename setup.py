@@ -1,5 +1,6 @@
-"""Builds the C extensions (the BPE merge loops, the ASCII split patterns, and the token inspector's
-merge parents of tiktoken-style ranks); everything else is in pyproject.toml."""
+"""Builds the C extensions (the BPE merge loops, the exact encoder of the tiktoken-style tokenizers
+with its pretokenizer, and the token inspector's merge parents of tiktoken-style ranks); everything
+else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
@@ -12,7 +13,6 @@ setup(
             depends=["app/bpe/merge.h", "app/bpe/pretokenize.h"],
             extra_compile_args=["-O2"],
         ),
-        Extension("app.bpe._ascii_split", ["app/bpe/_ascii_split.c"], extra_compile_args=["-O2"]),
         Extension("app.inspect._parents", ["app/inspect/_parents.c"], extra_compile_args=["-O2"]),
     ]
 )

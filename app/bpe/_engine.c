@@ -1,20 +1,24 @@
 /* The exact encoder of the tiktoken-style tokenizers, in C, with the GIL released.
  * Built as app.bpe._engine by setup.py (with pretokenize.c).
  *
- * Engine(family, byte_ids, pairs, tokens, id_offset=0): an immutable encoder for one
- * vocabulary. `family` is a pretokenize.h family (the split pattern); `tokens[r]` the
- * bytes of rank r (0..n-1); `byte_ids` and `pairs` the merge table model.recover_pairs
- * derives from those ranks (pair i makes rank 256 + i). Every id given out is a rank plus
+ * Engine(family, tokens, id_offset=0): an immutable encoder for one vocabulary. `family`
+ * is a pretokenize.h family (the split pattern); `tokens[r]` the bytes of rank r (0..n-1;
+ * the 256 single bytes among them, anywhere). Every id given out is a rank plus
  * `id_offset` (Tekken's regular ids follow its special ones).
  *     .encode(text: str) -> list[int]            .count(text: str) -> int
  *     .encode_batch(texts: list[str]) -> list[list[int]]
  *     .count_batch(texts: list[str]) -> list[int]
+ * and split(family, text) -> list[str], the chunks pretok_next cuts (for tests), and
+ * FULL_UNICODE: whether the linked pretokenizer knows non-ASCII text (see full_unicode).
  *
  * How: the UTF-8 of each str (PyUnicode_AsUTF8AndSize, which raises UnicodeEncodeError on
  * a lone surrogate: the Python side replaces those as tiktoken does and calls again); then,
  * without the GIL, pretok_next cuts the bytes into the pattern's chunks, and each chunk is
  * looked up whole among the tokens (most chunks are one token) or else merged by
- * merge.h's BPE, which gives tiktoken's ids. The ids go into a growing int32 buffer (a
+ * merge.h's BPE over a table of every split of every token into two tokens, which is
+ * tiktoken's rule (merge the adjacent pair whose concatenation has the lowest rank,
+ * leftmost first), so the ids are tiktoken's even for tokens no merge of two lower-ranked
+ * tokens makes (qwen3_6 has such). The ids go into a growing int32 buffer (a
  * count just counts), and the GIL is taken back to build the list from cached ints.
  * There is no chunk cache: the lookup answers most chunks, and merging the rest directly
  * measured as fast as a cache would be while keeping the engine free of shared mutable
@@ -202,47 +206,55 @@ static void Engine_dealloc(Engine *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* The merge table of tiktoken's BPE: every split of a token into two tokens, (left,
+ * right) -> the token's rank, since tiktoken merges the adjacent pair whose concatenation
+ * has the lowest rank. Sets a Python error and returns -1 on failure. */
+static int merges_init(Table *t, const Lookup *l, Py_ssize_t n_tokens) {
+    memset(t, 0, sizeof *t);
+    for (int b = 0; b < 256; b++) {
+        unsigned char byte = (unsigned char)b;
+        if ((t->byte_ids[b] = lookup_rank(l, &byte, 1)) < 0) {
+            PyErr_Format(PyExc_ValueError, "byte %d is not a token (tiktoken needs all 256)", b);
+            return -1;
+        }
+    }
+    if (table_resize(t, 16) < 0) goto no_memory;
+    for (Py_ssize_t r = 0; r < n_tokens; r++) {
+        const unsigned char *token = l->flat + l->starts[r];
+        size_t len = l->starts[r + 1] - l->starts[r];
+        for (size_t k = 1; k < len; k++) {
+            int32_t left = lookup_rank(l, token, k), right = left < 0 ? -1 : lookup_rank(l, token + k, len - k);
+            if (right >= 0 && table_set(t, left, right, (int32_t)r) < 0) goto no_memory;
+        }
+    }
+    return 0;
+no_memory:
+    PyErr_NoMemory();
+    return -1;
+}
+
 static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"family", "byte_ids", "pairs", "tokens", "id_offset", NULL};
+    static char *keywords[] = {"family", "tokens", "id_offset", NULL};
     int family, id_offset = 0;
-    Py_buffer byte_ids;
-    PyObject *pairs, *tokens;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iy*O!O!|i:Engine", keywords, &family, &byte_ids, &PyList_Type,
-                                     &pairs, &PyList_Type, &tokens, &id_offset))
+    PyObject *tokens;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iO!|i:Engine", keywords, &family, &PyList_Type, &tokens,
+                                     &id_offset))
         return NULL;
-    Engine *self = (Engine *)type->tp_alloc(type, 0);
-    if (!self) goto fail;
     if (family < 0 || family >= PRETOK_FAMILIES) {
         PyErr_Format(PyExc_ValueError, "family %d is not one of pretokenize.h's 0..%d", family, PRETOK_FAMILIES - 1);
-        goto fail;
+        return NULL;
     }
     Py_ssize_t n_tokens = PyList_GET_SIZE(tokens);
-    if (PyList_GET_SIZE(pairs) != n_tokens - 256 || id_offset < 0 || n_tokens + (Py_ssize_t)id_offset >= INT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "pairs must make the tokens after the 256 single bytes, and ids fit int32");
-        goto fail;
+    if (id_offset < 0 || n_tokens + (Py_ssize_t)id_offset >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "id_offset must be >= 0 and every id fit int32");
+        return NULL;
     }
+    Engine *self = (Engine *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
     self->core.family = (pretok_family)family;
     self->core.id_offset = id_offset;
-    if (table_init(&self->core.table, &byte_ids) < 0) goto fail;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(pairs); i++) {
-        PyObject *pair = PyList_GET_ITEM(pairs, i);
-        int left, right, parsed;
-        Py_INCREF(pair);
-        parsed = PyTuple_Check(pair) && PyArg_ParseTuple(pair, "ii", &left, &right);
-        Py_DECREF(pair);
-        if (!parsed || left < 0 || right < 0 || left >= 256 + i || right >= 256 + i) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_ValueError, "pair %zd is not two earlier ids", i);
-            goto fail;
-        }
-        int added = table_add(&self->core.table, left, right);
-        if (added != 0) {
-            if (added < 0) PyErr_NoMemory();
-            else PyErr_Format(PyExc_ValueError, "pair %zd (%d, %d) is merged twice", i, left, right);
-            goto fail;
-        }
-    }
     if (lookup_init(&self->core.lookup, tokens) < 0) goto fail;
+    if (merges_init(&self->core.table, &self->core.lookup, n_tokens) < 0) goto fail;
     self->n_ids = n_tokens;
     self->id_ints = PyMem_Calloc((size_t)(n_tokens ? n_tokens : 1), sizeof(PyObject *));
     if (!self->id_ints) {
@@ -251,11 +263,9 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     }
     for (Py_ssize_t i = 0; i < n_tokens; i++)
         if (!(self->id_ints[i] = PyLong_FromSsize_t(i + id_offset))) goto fail;
-    PyBuffer_Release(&byte_ids);
     return (PyObject *)self;
 fail:
-    PyBuffer_Release(&byte_ids);
-    Py_XDECREF(self); /* its dealloc frees what was built */
+    Py_DECREF(self); /* its dealloc frees what was built */
     return NULL;
 }
 
@@ -359,8 +369,8 @@ static PyObject *engine_run(Engine *self, PyObject *arg, int batch, int count_on
     }
     if (!(result = PyList_New(b.n))) goto done;
     for (Py_ssize_t t = 0; t < b.n; t++) {
-        size_t start = t ? ends[t - 1] : 0;
-        PyObject *item = count_only ? PyLong_FromSize_t(counts[t]) : id_list(self, out.v + start, ends[t] - start);
+        PyObject *item = count_only ? PyLong_FromSize_t(counts[t])
+                                    : id_list(self, out.v + (t ? ends[t - 1] : 0), ends[t] - (t ? ends[t - 1] : 0));
         if (!item) {
             Py_CLEAR(result);
             goto done;
@@ -396,13 +406,41 @@ static PyTypeObject EngineType = {
     .tp_basicsize = sizeof(Engine),
     .tp_dealloc = (destructor)Engine_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Engine(family, byte_ids, pairs, tokens, id_offset=0): tiktoken's ids for one vocabulary",
+    .tp_doc = "Engine(family, tokens, id_offset=0): tiktoken's ids for one vocabulary",
     .tp_methods = Engine_methods,
     .tp_new = Engine_new,
 };
 
+/* split(family, text) -> list[str]: the chunks pretok_next cuts text into (for tests). */
+static PyObject *split(PyObject *module, PyObject *args) {
+    int family;
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, "iU:split", &family, &text)) return NULL;
+    if (family < 0 || family >= PRETOK_FAMILIES) {
+        PyErr_Format(PyExc_ValueError, "family %d is not one of pretokenize.h's 0..%d", family, PRETOK_FAMILIES - 1);
+        return NULL;
+    }
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+    if (!s) return NULL;
+    PyObject *chunks = PyList_New(0);
+    for (size_t i = 0; chunks && i < (size_t)n;) {
+        size_t end = pretok_next((pretok_family)family, (const unsigned char *)s, i, (size_t)n);
+        PyObject *chunk = PyUnicode_DecodeUTF8(s + i, (Py_ssize_t)(end - i), "strict");
+        if (!chunk || PyList_Append(chunks, chunk) < 0) Py_CLEAR(chunks);
+        Py_XDECREF(chunk);
+        i = end;
+    }
+    return chunks;
+}
+
+static PyMethodDef methods[] = {
+    {"split", split, METH_VARARGS, "split(family: int, text: str) -> list[str]: the chunks of text (for tests)"},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_engine",
-                                    "The exact encoder of the tiktoken-style tokenizers, GIL released.", -1, NULL};
+                                    "The exact encoder of the tiktoken-style tokenizers, GIL released.", -1, methods};
 
 /* Whether the linked pretokenizer knows non-ASCII letters (the ASCII stand-in does not):
  * in cl100k's pattern "h\xc3\xa9llo" ("héllo") is one chunk of letters. */

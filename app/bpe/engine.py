@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import cache
 
 from app.bpe import _engine
-from app.bpe.model import recover_pairs
+from app.errors import InvalidInput
 
 FULL_UNICODE: bool = _engine.FULL_UNICODE
 
@@ -52,9 +52,13 @@ def _without_surrogates(text: str) -> str:
 
 class Encoder:
     def __init__(self, family: int, ranks: dict[bytes, int], name: str, id_offset: int = 0):
-        byte_ids, pairs = recover_pairs(ranks, name)
         tokens = sorted(ranks, key=ranks.__getitem__)
-        self._engine = _engine.Engine(family, bytes(byte_ids), pairs, tokens, id_offset)
+        if [ranks[token] for token in tokens] != list(range(len(tokens))):
+            raise InvalidInput(f"ranks for {name!r} must be 0..n-1; these are not")
+        try:
+            self._engine = _engine.Engine(family, tokens, id_offset)
+        except ValueError as error:
+            raise InvalidInput(f"ranks for {name!r} do not make a tiktoken vocabulary: {error}") from None
 
     @classmethod
     def for_pattern(cls, pattern: str, ranks: dict[bytes, int], name: str, id_offset: int = 0) -> Encoder | None:

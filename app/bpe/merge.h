@@ -38,7 +38,7 @@ typedef struct {
     int32_t byte_ids[256];
     Slot *slots;
     int bits;
-    int32_t n_merges; /* merge i makes id 256 + i */
+    int32_t n_merges; /* entries; with table_add, merge i makes id 256 + i */
 } Table;
 
 static inline uint64_t merge_key(int32_t left, int32_t right) {
@@ -77,7 +77,7 @@ static int table_resize(Table *t, int bits) {
 
 /* An empty table; `byte_ids` must be 256 bytes, a permutation of 0..255. Sets a Python
  * error and returns -1 on failure (nothing to free then). */
-static int table_init(Table *t, const Py_buffer *byte_ids) {
+static inline int table_init(Table *t, const Py_buffer *byte_ids) {
     memset(t, 0, sizeof *t);
     int seen[256] = {0};
     const unsigned char *b = byte_ids->buf;
@@ -95,19 +95,27 @@ static int table_init(Table *t, const Py_buffer *byte_ids) {
     return 0;
 }
 
-/* Add merge (left, right) -> 256 + n_merges. Returns 0; 1 if the pair already has a
- * merge (nothing added); -1 when out of memory (no Python error set: callable without
- * the GIL). The caller checks that left and right are below the new id. */
-static int table_add(Table *t, int32_t left, int32_t right) {
-    if (table_get(t, left, right) != NO_MERGE) return 1;
+/* Add merge (left, right) -> id, a pair not in the table yet (n_merges counts the
+ * entries). Returns 0, or -1 when out of memory (no Python error set: callable without
+ * the GIL). */
+static int table_set(Table *t, int32_t left, int32_t right, int32_t id) {
     if ((uint64_t)(t->n_merges + 1) * 2 > ((uint64_t)1 << t->bits) && table_resize(t, t->bits + 1) < 0)
         return -1;
     uint64_t key = merge_key(left, right), mask = ((uint64_t)1 << t->bits) - 1;
     uint64_t h = key_slot(key, t->bits);
     while (t->slots[h].key != EMPTY_KEY) h = (h + 1) & mask;
     t->slots[h].key = key;
-    t->slots[h].id = 256 + t->n_merges++;
+    t->slots[h].id = id;
+    t->n_merges++;
     return 0;
+}
+
+/* Add merge (left, right) -> 256 + n_merges. Returns 0; 1 if the pair already has a
+ * merge (nothing added); -1 when out of memory (no Python error set: callable without
+ * the GIL). The caller checks that left and right are below the new id. */
+static inline int table_add(Table *t, int32_t left, int32_t right) {
+    if (table_get(t, left, right) != NO_MERGE) return 1;
+    return table_set(t, left, right, 256 + t->n_merges);
 }
 
 /* Merge ids[0..n) in place by rescanning (n <= SHORT_CHUNK); returns the new length. */
