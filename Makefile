@@ -16,7 +16,7 @@ LLAMA_FILES := tokenizers/llama3.tiktoken tokenizers/llama4.tiktoken
 
 setup: $(VENV)/.installed $(HTMX) $(SWAGGER)/swagger-ui-bundle.js $(LLAMA_FILES)
 
-$(VENV)/.installed: pyproject.toml setup.py app/bpe/_core.c app/bpe/merge.h app/bpe/_engine.c app/bpe/pretokenize.c app/bpe/pretokenize.h app/inspect/_parents.c
+$(VENV)/.installed: pyproject.toml setup.py app/bpe/_core.c app/bpe/merge.h app/bpe/_engine.c app/bpe/pretokenize.c app/bpe/*.h app/inspect/_parents.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,bench,dask]'

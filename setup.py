@@ -10,7 +10,7 @@ setup(
         Extension(
             "app.bpe._engine",
             ["app/bpe/_engine.c", "app/bpe/pretokenize.c"],
-            depends=["app/bpe/merge.h", "app/bpe/pretokenize.h"],
+            depends=["app/bpe/merge.h", "app/bpe/pretokenize.h", "app/bpe/token_lookup.h", "app/bpe/chunk_cache.h"],
             extra_compile_args=["-O2"],
         ),
         Extension("app.inspect._parents", ["app/inspect/_parents.c"], extra_compile_args=["-O2"]),

@@ -20,9 +20,9 @@
  * leftmost first), so the ids are tiktoken's even for tokens no merge of two lower-ranked
  * tokens makes (qwen3_6 has such). The ids go into a growing int32 buffer (a
  * count just counts), and the GIL is taken back to build the list from cached ints.
- * There is no chunk cache: the lookup answers most chunks, and merging the rest directly
- * measured as fast as a cache would be while keeping the engine free of shared mutable
- * state, so any number of threads can use one Engine at once.
+ * A chunk that is not one token is looked up in the call's chunk cache (chunk_cache.h)
+ * before it is merged. The Engine itself is never changed after it is built, so any number
+ * of threads can use it at once.
  *
  * Left out: special tokens (the caller cuts the text around them) and decoding.
  */
@@ -32,99 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chunk_cache.h"
 #include "merge.h"
 #include "pretokenize.h"
-
-/* ---- the whole-token lookup: token bytes -> rank ---- */
-
-static inline uint64_t load_tail(const unsigned char *p, size_t len) { /* len < 8 */
-    uint64_t w = 0;
-    memcpy(&w, p, len);
-    return w;
-}
-
-static inline uint64_t bytes_hash(const unsigned char *p, size_t len) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ len, w;
-    for (; len >= 8; p += 8, len -= 8) {
-        memcpy(&w, p, 8);
-        h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-        h ^= h >> 31;
-    }
-    if (len) h = (h ^ load_tail(p, len)) * 0x94D049BB133111EBull;
-    return h ^ (h >> 29);
-}
-
-typedef struct {
-    unsigned char *flat; /* all tokens' bytes; rank r is flat[starts[r] .. starts[r + 1]) */
-    uint32_t *starts;
-    uint64_t *slots; /* hash tag << 32 | (rank + 1); 0 when empty */
-    int bits;
-    size_t longest;
-} Lookup;
-
-static inline int32_t lookup_rank(const Lookup *l, const unsigned char *p, size_t len) {
-    if (len > l->longest) return -1;
-    uint64_t h = bytes_hash(p, len), mask = ((uint64_t)1 << l->bits) - 1;
-    uint32_t tag = (uint32_t)h;
-    for (uint64_t i = h >> (64 - l->bits);; i = (i + 1) & mask) {
-        uint64_t slot = l->slots[i];
-        if (!slot) return -1;
-        if ((uint32_t)(slot >> 32) != tag) continue;
-        uint32_t rank = (uint32_t)slot - 1;
-        if (l->starts[rank + 1] - l->starts[rank] == len && !memcmp(l->flat + l->starts[rank], p, len))
-            return (int32_t)rank;
-    }
-}
-
-static void lookup_free(Lookup *l) {
-    free(l->flat);
-    free(l->starts);
-    free(l->slots);
-}
-
-/* Fills the lookup from tokens (a list of bytes, rank order); -1 with a Python error set. */
-static int lookup_init(Lookup *l, PyObject *tokens) {
-    Py_ssize_t n = PyList_GET_SIZE(tokens), total = 0;
-    for (Py_ssize_t r = 0; r < n; r++) {
-        PyObject *token = PyList_GET_ITEM(tokens, r);
-        if (!PyBytes_Check(token) || PyBytes_GET_SIZE(token) == 0) {
-            PyErr_Format(PyExc_TypeError, "token %zd is not non-empty bytes", r);
-            return -1;
-        }
-        total += PyBytes_GET_SIZE(token);
-    }
-    if (n >= INT32_MAX / 4 || total >= UINT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "too many or too long tokens");
-        return -1;
-    }
-    l->bits = 10;
-    while (((Py_ssize_t)1 << l->bits) < 2 * n) l->bits++;
-    l->flat = malloc((size_t)total + 1);
-    l->starts = malloc(sizeof *l->starts * (size_t)(n + 1));
-    l->slots = calloc((size_t)1 << l->bits, sizeof *l->slots);
-    if (!l->flat || !l->starts || !l->slots) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    uint64_t mask = ((uint64_t)1 << l->bits) - 1;
-    l->starts[0] = 0;
-    for (Py_ssize_t r = 0; r < n; r++) {
-        PyObject *token = PyList_GET_ITEM(tokens, r);
-        size_t len = (size_t)PyBytes_GET_SIZE(token);
-        const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(token);
-        if (lookup_rank(l, p, len) >= 0) {
-            PyErr_Format(PyExc_ValueError, "token %zd repeats an earlier token", r);
-            return -1;
-        }
-        memcpy(l->flat + l->starts[r], p, len);
-        l->starts[r + 1] = l->starts[r] + (uint32_t)len;
-        if (len > l->longest) l->longest = len;
-        uint64_t h = bytes_hash(p, len), i = h >> (64 - l->bits);
-        while (l->slots[i]) i = (i + 1) & mask;
-        l->slots[i] = (uint64_t)(uint32_t)h << 32 | (uint64_t)(r + 1);
-    }
-    return 0;
-}
+#include "token_lookup.h"
 
 /* ---- encoding without the GIL ---- */
 
@@ -152,34 +63,50 @@ typedef struct {
 
 enum { ENC_OK = 0, ENC_NO_MEMORY = -1, ENC_TOO_LONG = -2 };
 
+/* Appends ids[0..m) (ranks) to out, or adds m to *count when out is NULL. */
+static inline int emit(const Core *c, Ids *out, size_t *count, const int32_t *ids, size_t m) {
+    if (!out) {
+        *count += m;
+        return ENC_OK;
+    }
+    if (ids_reserve(out, m) < 0) return ENC_NO_MEMORY;
+    for (size_t k = 0; k < m; k++) out->v[out->n++] = ids[k] + c->id_offset;
+    return ENC_OK;
+}
+
 /* The ids of s[0..n) appended to `out` (or, when `out` is NULL, their number added to
- * *count). `scratch` is the caller's buffer for merging a chunk. */
-static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *out, size_t *count, Ids *scratch) {
+ * *count). `scratch` is the caller's buffer for merging a chunk, `cache` its chunk cache. */
+static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *out, size_t *count, Ids *scratch,
+                        ChunkCache *cache) {
     for (size_t i = 0; i < n;) {
         size_t end = pretok_next(c->family, s, i, n), len = end - i;
-        int32_t rank = lookup_rank(&c->lookup, s + i, len);
+        const unsigned char *chunk = s + i;
+        uint64_t h = bytes_hash(chunk, len);
+        int32_t rank = lookup_rank_hashed(&c->lookup, chunk, len, h);
+        i = end;
         if (rank >= 0) {
-            if (out) {
+            if (!out) {
+                ++*count;
+            } else {
                 if (out->n == out->cap && ids_reserve(out, 1) < 0) return ENC_NO_MEMORY;
                 out->v[out->n++] = rank + c->id_offset;
-            } else {
-                ++*count;
             }
-        } else {
-            if (len >= INT32_MAX) return ENC_TOO_LONG;
-            scratch->n = 0;
-            if (ids_reserve(scratch, len) < 0) return ENC_NO_MEMORY;
-            for (size_t k = 0; k < len; k++) scratch->v[k] = c->table.byte_ids[s[i + k]];
-            Py_ssize_t m = merge_ids(&c->table, scratch->v, (Py_ssize_t)len);
-            if (m < 0) return ENC_NO_MEMORY;
-            if (out) {
-                if (ids_reserve(out, (size_t)m) < 0) return ENC_NO_MEMORY;
-                for (Py_ssize_t k = 0; k < m; k++) out->v[out->n++] = scratch->v[k] + c->id_offset;
-            } else {
-                *count += (size_t)m;
-            }
+            continue;
         }
-        i = end;
+        size_t m;
+        const int32_t *cached = cache_get(cache, chunk, len, h, &m);
+        if (cached) {
+            if (emit(c, out, count, cached, m) < 0) return ENC_NO_MEMORY;
+            continue;
+        }
+        if (len >= INT32_MAX) return ENC_TOO_LONG;
+        scratch->n = 0;
+        if (ids_reserve(scratch, len) < 0) return ENC_NO_MEMORY;
+        for (size_t k = 0; k < len; k++) scratch->v[k] = c->table.byte_ids[chunk[k]];
+        Py_ssize_t merged = merge_ids(&c->table, scratch->v, (Py_ssize_t)len);
+        if (merged < 0 || cache_put(cache, chunk, len, h, scratch->v, (size_t)merged) < 0 ||
+            emit(c, out, count, scratch->v, (size_t)merged) < 0)
+            return ENC_NO_MEMORY;
     }
     return ENC_OK;
 }
@@ -322,17 +249,19 @@ static int batch_init(Batch *b, PyObject *texts) {
  * without the GIL; ends[t] is where text t's ids end in out. */
 static int run_batch(const Core *core, const Batch *b, Ids *out, size_t *ends, size_t *counts) {
     Ids scratch = {NULL, 0, 0};
+    ChunkCache cache = {0};
     int status = ENC_OK;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t t = 0; t < b->n && status == ENC_OK; t++) {
         if (out && ids_reserve(out, (size_t)b->lens[t] / 4 + 16) < 0) status = ENC_NO_MEMORY;
         if (status == ENC_OK)
             status = encode_bytes(core, (const unsigned char *)b->data[t], (size_t)b->lens[t], out,
-                                  counts ? &counts[t] : NULL, &scratch);
+                                  counts ? &counts[t] : NULL, &scratch, &cache);
         if (ends) ends[t] = out->n;
     }
     Py_END_ALLOW_THREADS
     free(scratch.v);
+    cache_free(&cache);
     if (status != ENC_OK) set_error(status);
     return status;
 }
