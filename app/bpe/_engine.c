@@ -81,8 +81,9 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
     for (size_t i = 0; i < n;) {
         size_t end = pretok_next(c->family, s, i, n), len = end - i;
         const unsigned char *chunk = s + i;
-        uint64_t h = bytes_hash(chunk, len);
-        int32_t rank = lookup_rank_hashed(&c->lookup, chunk, len, h);
+        Key key = key_of(chunk, len, n - (size_t)(chunk - s));
+        uint64_t h = key.hash;
+        int32_t rank = lookup_rank_keyed(&c->lookup, chunk, len, key);
         i = end;
         if (rank >= 0) {
             if (!out) {

@@ -1,6 +1,7 @@
 /* The engine's whole-token lookup: a token's bytes -> its rank, in an open-addressing hash
- * table (linear probing, at most half full) whose slots hold a 32-bit tag of the hash and
- * the rank; the bytes themselves are in one flat array. Most chunks of real text are one
+ * table (linear probing, at most half full) whose slots hold the token's first 8 bytes, its
+ * length and its rank, so a short token is found in one memory access; the bytes of all
+ * tokens are in one flat array. Most chunks of real text are one
  * token, so this answers most of an encode. Included by _engine.c only.
  *
  * Left out: anything but exact lookups (no prefixes).
@@ -13,48 +14,70 @@
 #include <stdlib.h>
 #include <string.h>
 
-static inline uint64_t load_tail(const unsigned char *p, size_t len) { /* len < 8 */
-    uint64_t w = 0;
-    memcpy(&w, p, len);
-    return w;
+/* A chunk's key: its first (up to) 8 bytes as a little-endian word padded with zeros, and
+ * the hash of all its bytes. */
+typedef struct {
+    uint64_t head, hash;
+} Key;
+
+static inline uint64_t mix(uint64_t h) {
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 31);
 }
 
-static inline uint64_t bytes_hash(const unsigned char *p, size_t len) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ len, w;
-    for (; len >= 8; p += 8, len -= 8) {
-        memcpy(&w, p, 8);
-        h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-        h ^= h >> 31;
+/* The key of p[0..len); `avail` >= len bytes may be read from p. */
+static inline Key key_of(const unsigned char *p, size_t len, size_t avail) {
+    Key k = {0, 0};
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (avail >= 8) {
+        memcpy(&k.head, p, 8);
+        if (len < 8) k.head &= ((uint64_t)1 << (8 * len)) - 1;
+    } else
+#endif
+    {
+        (void)avail;
+        for (size_t i = 0; i < len && i < 8; i++) k.head |= (uint64_t)p[i] << (8 * i);
     }
-    if (len) h = (h ^ load_tail(p, len)) * 0x94D049BB133111EBull;
-    return h ^ (h >> 29);
+    uint64_t h = mix(k.head ^ (len * 0x9E3779B97F4A7C15ull)), w;
+    for (size_t i = 8; i < len; i += 8) {
+        w = 0;
+        memcpy(&w, p + i, len - i < 8 ? len - i : 8);
+        h = mix(h ^ w);
+    }
+    k.hash = h ^ (h >> 29);
+    return k;
 }
+
+typedef struct {
+    uint64_t head; /* Key.head of the token */
+    uint32_t len;  /* 0: an empty slot */
+    int32_t rank;
+} Slot16;
 
 typedef struct {
     unsigned char *flat; /* all tokens' bytes; rank r is flat[starts[r] .. starts[r + 1]) */
     uint32_t *starts;
-    uint64_t *slots; /* hash tag << 32 | (rank + 1); 0 when empty */
+    Slot16 *slots;
     int bits;
     size_t longest;
 } Lookup;
 
-/* The rank of the token p[0..len) whose bytes_hash is h, or -1. */
-static inline int32_t lookup_rank_hashed(const Lookup *l, const unsigned char *p, size_t len, uint64_t h) {
+/* The rank of the token p[0..len) of key k, or -1. A token of up to 8 bytes is matched in
+ * its slot alone; a longer one also compares the rest of its bytes. */
+static inline int32_t lookup_rank_keyed(const Lookup *l, const unsigned char *p, size_t len, Key k) {
     if (len > l->longest) return -1;
     uint64_t mask = ((uint64_t)1 << l->bits) - 1;
-    uint32_t tag = (uint32_t)h;
-    for (uint64_t i = h >> (64 - l->bits);; i = (i + 1) & mask) {
-        uint64_t slot = l->slots[i];
-        if (!slot) return -1;
-        if ((uint32_t)(slot >> 32) != tag) continue;
-        uint32_t rank = (uint32_t)slot - 1;
-        if (l->starts[rank + 1] - l->starts[rank] == len && !memcmp(l->flat + l->starts[rank], p, len))
-            return (int32_t)rank;
+    for (uint64_t i = k.hash >> (64 - l->bits);; i = (i + 1) & mask) {
+        const Slot16 *slot = &l->slots[i];
+        if (!slot->len) return -1;
+        if (slot->head == k.head && slot->len == len &&
+            (len <= 8 || !memcmp(l->flat + l->starts[slot->rank] + 8, p + 8, len - 8)))
+            return slot->rank;
     }
 }
 
 static inline int32_t lookup_rank(const Lookup *l, const unsigned char *p, size_t len) {
-    return lookup_rank_hashed(l, p, len, bytes_hash(p, len));
+    return lookup_rank_keyed(l, p, len, key_of(p, len, len));
 }
 
 static void lookup_free(Lookup *l) {
@@ -100,9 +123,10 @@ static int lookup_init(Lookup *l, PyObject *tokens) {
         memcpy(l->flat + l->starts[r], p, len);
         l->starts[r + 1] = l->starts[r] + (uint32_t)len;
         if (len > l->longest) l->longest = len;
-        uint64_t h = bytes_hash(p, len), i = h >> (64 - l->bits);
-        while (l->slots[i]) i = (i + 1) & mask;
-        l->slots[i] = (uint64_t)(uint32_t)h << 32 | (uint64_t)(r + 1);
+        Key k = key_of(p, len, len);
+        uint64_t i = k.hash >> (64 - l->bits);
+        while (l->slots[i].len) i = (i + 1) & mask;
+        l->slots[i] = (Slot16){k.head, (uint32_t)len, (int32_t)r};
     }
     return 0;
 }
