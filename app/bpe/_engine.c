@@ -20,8 +20,8 @@
  * leftmost first), so the ids are tiktoken's even for tokens no merge of two lower-ranked
  * tokens makes (qwen3_6 has such). The ids go into a growing int32 buffer (a
  * count just counts), and the GIL is taken back to build the list from cached ints.
- * A chunk that is not one token is looked up in the call's chunk cache (chunk_cache.h)
- * before it is merged. The Engine itself is never changed after it is built, so any number
+ * A chunk that is not one token is looked up in the thread's chunk cache for this engine
+ * (chunk_cache.h) before it is merged. The Engine itself is never changed after it is built, so any number
  * of threads can use it at once.
  *
  * Left out: special tokens (the caller cuts the text around them) and decoding.
@@ -59,6 +59,7 @@ typedef struct {
     Table table;
     Lookup lookup;
     int32_t id_offset;
+    uint64_t serial; /* this engine's number, for the thread caches */
 } Core;
 
 enum { ENC_OK = 0, ENC_NO_MEMORY = -1, ENC_TOO_LONG = -2 };
@@ -179,8 +180,10 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     }
     Engine *self = (Engine *)type->tp_alloc(type, 0);
     if (!self) return NULL;
+    static uint64_t engines_made = 0; /* under the GIL */
     self->core.family = (pretok_family)family;
     self->core.id_offset = id_offset;
+    self->core.serial = ++engines_made;
     if (lookup_init(&self->core.lookup, tokens) < 0) goto fail;
     if (merges_init(&self->core.table, &self->core.lookup, n_tokens) < 0) goto fail;
     self->n_ids = n_tokens;
@@ -250,19 +253,21 @@ static int batch_init(Batch *b, PyObject *texts) {
  * without the GIL; ends[t] is where text t's ids end in out. */
 static int run_batch(const Core *core, const Batch *b, Ids *out, size_t *ends, size_t *counts) {
     Ids scratch = {NULL, 0, 0};
-    ChunkCache cache = {0};
+    ChunkCache spare = {0}; /* when this thread's caches cannot be had */
     int status = ENC_OK;
     Py_BEGIN_ALLOW_THREADS
+    ChunkCache *cache = thread_cache(core->serial);
+    if (!cache) cache = &spare;
     for (Py_ssize_t t = 0; t < b->n && status == ENC_OK; t++) {
         if (out && ids_reserve(out, (size_t)b->lens[t] / 4 + 16) < 0) status = ENC_NO_MEMORY;
         if (status == ENC_OK)
             status = encode_bytes(core, (const unsigned char *)b->data[t], (size_t)b->lens[t], out,
-                                  counts ? &counts[t] : NULL, &scratch, &cache);
+                                  counts ? &counts[t] : NULL, &scratch, cache);
         if (ends) ends[t] = out->n;
     }
     Py_END_ALLOW_THREADS
     free(scratch.v);
-    cache_free(&cache);
+    cache_free(&spare);
     if (status != ENC_OK) set_error(status);
     return status;
 }
@@ -381,6 +386,10 @@ static int full_unicode(void) {
 
 PyMODINIT_FUNC PyInit__engine(void) {
     pretok_init();
+    if (thread_caches_init() != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "no thread-specific key for the chunk caches");
+        return NULL;
+    }
     if (PyType_Ready(&EngineType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;

@@ -1,23 +1,33 @@
 /* The engine's chunk cache: chunk bytes -> the ids merging it gave, for the chunks that
- * are not one token (those are found by the whole-token lookup). One cache lives for one
- * call of the engine (one thread, no lock): a batch or a long text repeats its rare words,
- * and a repeat then costs one hash probe instead of a merge.
+ * are not one token (those are found by the whole-token lookup). Texts repeat their rare
+ * words, and a repeat then costs one hash probe instead of a merge.
  *
- * Bounded: chunks of up to CACHE_CHUNK_BYTES only, at most CACHE_ENTRIES of them; when full
- * the cache is emptied and fills again. It starts small (a short text pays for little) and
- * doubles. Pure C; callable without the GIL. Included by _engine.c only.
+ * Per thread, no lock: each thread keeps THREAD_CACHES caches (pthread-specific data, freed
+ * when the thread ends), one for each of the engines it used last (an engine is known by
+ * its serial number, never reused); an engine that finds none of them its own takes the
+ * least recently used and empties it.
  *
- * Left out: sharing between calls or threads.
+ * Bounded: chunks of up to CACHE_CHUNK_BYTES only, at most CACHE_ENTRIES of them, with
+ * CACHE_ARENA_BYTES and CACHE_ARENA_IDS per entry on average; when full the cache is
+ * emptied and fills again. At most ~0.8 MB a cache, ~3.2 MB a thread. A cache starts small
+ * (a short text pays for little) and doubles. Pure C; callable without the GIL. Included by
+ * _engine.c only.
+ *
+ * Left out: sharing between threads.
  */
 #ifndef TOKENPRISM_CHUNK_CACHE_H
 #define TOKENPRISM_CHUNK_CACHE_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CACHE_CHUNK_BYTES 64
-#define CACHE_ENTRIES 16384 /* the slots are twice as many */
+#define CACHE_ENTRIES 8192 /* the slots are twice as many */
+#define CACHE_ARENA_BYTES 32
+#define CACHE_ARENA_IDS 8
+#define THREAD_CACHES 4
 
 typedef struct {
     uint64_t hash;
@@ -30,8 +40,8 @@ typedef struct {
     int bits;
     CacheEntry *entries;
     uint32_t n;
-    unsigned char *bytes; /* room for CACHE_ENTRIES * CACHE_CHUNK_BYTES once grown */
-    int32_t *ids;         /* as many: a chunk merges into at most as many ids as it has bytes */
+    unsigned char *bytes; /* room for cap * CACHE_ARENA_BYTES */
+    int32_t *ids;         /* room for cap * CACHE_ARENA_IDS */
     uint32_t bytes_n, ids_n, cap;
 } ChunkCache;
 
@@ -41,6 +51,11 @@ static void cache_free(ChunkCache *c) {
     free(c->bytes);
     free(c->ids);
     memset(c, 0, sizeof *c);
+}
+
+static void cache_clear(ChunkCache *c) {
+    if (c->slots) memset(c->slots, 0, sizeof *c->slots << c->bits);
+    c->n = c->bytes_n = c->ids_n = 0;
 }
 
 /* The ids cached for chunk p[0..len) of hash h (its number in *n_ids), or NULL. */
@@ -66,9 +81,9 @@ static int cache_grow(ChunkCache *c, uint32_t cap) {
     uint32_t *slots = calloc((size_t)1 << bits, sizeof *slots);
     CacheEntry *entries = realloc(c->entries, sizeof *entries * cap);
     if (entries) c->entries = entries;
-    unsigned char *bytes = entries ? realloc(c->bytes, (size_t)cap * CACHE_CHUNK_BYTES) : NULL;
+    unsigned char *bytes = entries ? realloc(c->bytes, (size_t)cap * CACHE_ARENA_BYTES) : NULL;
     if (bytes) c->bytes = bytes;
-    int32_t *ids = bytes ? realloc(c->ids, sizeof *ids * cap * CACHE_CHUNK_BYTES) : NULL;
+    int32_t *ids = bytes ? realloc(c->ids, sizeof *ids * cap * CACHE_ARENA_IDS) : NULL;
     if (!slots || !ids) {
         free(slots);
         cache_free(c);
@@ -93,11 +108,12 @@ static int cache_grow(ChunkCache *c, uint32_t cap) {
 static int cache_put(ChunkCache *c, const unsigned char *p, size_t len, uint64_t h, const int32_t *ids,
                      size_t n_ids) {
     if (len > CACHE_CHUNK_BYTES || n_ids > len) return 0;
-    if (c->n == CACHE_ENTRIES) { /* full: start again */
-        memset(c->slots, 0, sizeof *c->slots << c->bits);
-        c->n = c->bytes_n = c->ids_n = 0;
+    int full = c->bytes_n + len > (size_t)c->cap * CACHE_ARENA_BYTES ||
+               c->ids_n + n_ids > (size_t)c->cap * CACHE_ARENA_IDS;
+    if (c->n == c->cap || full) {
+        if (c->cap == CACHE_ENTRIES || (full && c->n < c->cap)) cache_clear(c); /* start again */
+        if (c->n == c->cap && cache_grow(c, c->cap ? 2 * c->cap : 64) < 0) return -1;
     }
-    if (c->n == c->cap && cache_grow(c, c->cap ? 2 * c->cap : 64) < 0) return -1;
     CacheEntry *e = &c->entries[c->n];
     e->hash = h;
     e->start = c->bytes_n;
@@ -112,6 +128,52 @@ static int cache_put(ChunkCache *c, const unsigned char *p, size_t len, uint64_t
     while (c->slots[i]) i = (i + 1) & mask;
     c->slots[i] = ++c->n;
     return 0;
+}
+
+/* ---- one thread's caches ---- */
+
+typedef struct {
+    ChunkCache caches[THREAD_CACHES];
+    uint64_t owners[THREAD_CACHES]; /* the serial of the engine each serves (0: none) */
+    uint64_t used[THREAD_CACHES];   /* when each was last taken, by `clock` */
+    uint64_t clock;
+} ThreadCaches;
+
+static pthread_key_t thread_caches_key;
+
+static void thread_caches_free(void *p) {
+    ThreadCaches *t = p;
+    for (int k = 0; k < THREAD_CACHES; k++) cache_free(&t->caches[k]);
+    free(t);
+}
+
+/* Call once, at module init; nonzero on failure. */
+static int thread_caches_init(void) { return pthread_key_create(&thread_caches_key, thread_caches_free); }
+
+/* This thread's cache for the engine of serial `owner`, or NULL when out of memory. */
+static ChunkCache *thread_cache(uint64_t owner) {
+    ThreadCaches *t = pthread_getspecific(thread_caches_key);
+    if (!t) {
+        if (!(t = calloc(1, sizeof *t))) return NULL;
+        if (pthread_setspecific(thread_caches_key, t) != 0) {
+            free(t);
+            return NULL;
+        }
+    }
+    int pick = 0;
+    for (int k = 0; k < THREAD_CACHES; k++) {
+        if (t->owners[k] == owner) {
+            pick = k;
+            break;
+        }
+        if (t->used[k] < t->used[pick]) pick = k;
+    }
+    if (t->owners[pick] != owner) {
+        cache_clear(&t->caches[pick]);
+        t->owners[pick] = owner;
+    }
+    t->used[pick] = ++t->clock;
+    return &t->caches[pick];
 }
 
 #endif

@@ -137,3 +137,28 @@ def test_one_engine_shared_by_threads(cl100k):
         thread.join()
     assert all(results[k] == (expected_ids, expected_counts) for k in range(4))
     assert expected_ids == [tiktoken_reference("cl100k_base").encode_ordinary(doc) for doc in docs]
+
+
+def test_each_engine_has_its_own_chunk_cache_in_a_thread():
+    """The per-thread chunk caches are per engine: six engines taking turns (more than a
+    thread keeps caches for) on the same words, none of them one token, each give their own ids."""
+    words = " ".join(f"zq{a}{b}xv" for a in "abcdefgh" for b in "ijklmnop")
+    engines = []
+    for name, pattern in [("gpt2", GPT2_PATTERN), ("cl100k_base", CL100K_PATTERN), ("o200k_base", O200K_PATTERN)]:
+        ranks = tiktoken_reference(name)._mergeable_ranks
+        for offset in (0, 7):
+            engines.append((Encoder.for_pattern(pattern, ranks, name, id_offset=offset), name, offset))
+    for _ in range(3):
+        for encoder, name, offset in engines:
+            expected = [i + offset for i in tiktoken_reference(name).encode_ordinary(words)]
+            assert encoder.encode(words) == expected
+
+
+def test_more_distinct_chunks_than_a_chunk_cache_holds(cl100k):
+    letters = "bcdfghjklmnpqrstvwxz"
+    words = [f" {a}{b}{c}{d}q" for a in letters for b in letters for c in letters for d in "xz"]
+    assert len(words) > 8192  # CACHE_ENTRIES
+    text = "".join(words)
+    expected = tiktoken_reference("cl100k_base").encode_ordinary(text)
+    assert cl100k.encode(text) == expected and cl100k.encode(text) == expected
+    assert cl100k.count_batch(words) == [len(tiktoken_reference("cl100k_base").encode_ordinary(w)) for w in words]
