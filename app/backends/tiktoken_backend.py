@@ -128,8 +128,11 @@ class TiktokenTokenizer(Tokenizer):
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
         engine = self._engine_for(text)
         if engine is not None:
+            parts = self._parts(text, allow_special)
+            if len(parts) == 1:
+                return engine.encode(text)
             ids: list[int] = []
-            for part in self._parts(text, allow_special):
+            for part in parts:
                 if isinstance(part, int):
                     ids.append(part)
                 else:
