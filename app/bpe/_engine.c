@@ -213,24 +213,53 @@ static PyObject *id_list(const Engine *self, const int32_t *v, size_t n) {
     return list;
 }
 
-/* The texts of a batch as UTF-8: a tuple holding the strs (so they outlive the released
- * GIL whatever happens to the caller's list), and their bytes and lengths. */
+/* The texts of a call as UTF-8: their bytes and lengths, and, for a batch, a tuple holding
+ * the strs (so they outlive the released GIL whatever happens to the caller's list; a
+ * single text is the caller's argument, held for the call). `one_*` serve a single text. */
 typedef struct {
     PyObject *held;
     const char **data;
     Py_ssize_t *lens;
     Py_ssize_t n;
+    size_t total;
+    const char *one_data;
+    Py_ssize_t one_len;
+    size_t one_slot; /* the one text's end or count */
 } Batch;
 
 static void batch_free(Batch *b) {
     Py_XDECREF(b->held);
-    PyMem_Free(b->data);
-    PyMem_Free(b->lens);
+    if (b->data != &b->one_data) {
+        PyMem_Free(b->data);
+        PyMem_Free(b->lens);
+    }
 }
 
-static int batch_init(Batch *b, PyObject *texts) {
+static int batch_add(Batch *b, Py_ssize_t i, PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        if (b->held) PyErr_Format(PyExc_TypeError, "text %zd is %.100s, not str", i, Py_TYPE(text)->tp_name);
+        else PyErr_Format(PyExc_TypeError, "text must be str, not %.100s", Py_TYPE(text)->tp_name);
+        return -1;
+    }
+    if (!(b->data[i] = PyUnicode_AsUTF8AndSize(text, &b->lens[i]))) return -1;
+    b->total += (size_t)b->lens[i];
+    return 0;
+}
+
+/* `arg` is one str (batch 0) or a list or tuple of them. */
+static int batch_init(Batch *b, PyObject *arg, int batch) {
     memset(b, 0, sizeof *b);
-    if (!(b->held = PySequence_Tuple(texts))) return -1;
+    if (!batch) {
+        b->n = 1;
+        b->data = &b->one_data;
+        b->lens = &b->one_len;
+        return batch_add(b, 0, arg);
+    }
+    if (!PyList_Check(arg) && !PyTuple_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "texts must be a list of str, not %.100s", Py_TYPE(arg)->tp_name);
+        return -1;
+    }
+    if (!(b->held = PySequence_Tuple(arg))) return -1;
     b->n = PyTuple_GET_SIZE(b->held);
     b->data = PyMem_Calloc((size_t)(b->n ? b->n : 1), sizeof *b->data);
     b->lens = PyMem_Calloc((size_t)(b->n ? b->n : 1), sizeof *b->lens);
@@ -238,34 +267,29 @@ static int batch_init(Batch *b, PyObject *texts) {
         PyErr_NoMemory();
         return -1;
     }
-    for (Py_ssize_t i = 0; i < b->n; i++) {
-        PyObject *text = PyTuple_GET_ITEM(b->held, i);
-        if (!PyUnicode_Check(text)) {
-            PyErr_Format(PyExc_TypeError, "text %zd is %.100s, not str", i, Py_TYPE(text)->tp_name);
-            return -1;
-        }
-        if (!(b->data[i] = PyUnicode_AsUTF8AndSize(text, &b->lens[i]))) return -1;
-    }
+    for (Py_ssize_t i = 0; i < b->n; i++)
+        if (batch_add(b, i, PyTuple_GET_ITEM(b->held, i)) < 0) return -1;
     return 0;
 }
 
-/* Encodes (out != NULL) or counts (counts != NULL, one per text) every text of the batch
- * without the GIL; ends[t] is where text t's ids end in out. */
+/* Encodes (out != NULL) or counts (counts != NULL, one per text) every text of the batch;
+ * ends[t] is where text t's ids end in out. The GIL is released for NOGIL_BYTES or more:
+ * less is done in ~30 us, sooner than the GIL would come back from another thread. */
+#define NOGIL_BYTES 4096
 static int run_batch(const Core *core, const Batch *b, Ids *out, size_t *ends, size_t *counts) {
     Ids scratch = {NULL, 0, 0};
     ChunkCache spare = {0}; /* when this thread's caches cannot be had */
     int status = ENC_OK;
-    Py_BEGIN_ALLOW_THREADS
+    PyThreadState *saved = b->total >= NOGIL_BYTES ? PyEval_SaveThread() : NULL;
     ChunkCache *cache = thread_cache(core->serial);
     if (!cache) cache = &spare;
+    if (out && ids_reserve(out, b->total / 4 + 16) < 0) status = ENC_NO_MEMORY;
     for (Py_ssize_t t = 0; t < b->n && status == ENC_OK; t++) {
-        if (out && ids_reserve(out, (size_t)b->lens[t] / 4 + 16) < 0) status = ENC_NO_MEMORY;
-        if (status == ENC_OK)
-            status = encode_bytes(core, (const unsigned char *)b->data[t], (size_t)b->lens[t], out,
-                                  counts ? &counts[t] : NULL, &scratch, cache);
+        status = encode_bytes(core, (const unsigned char *)b->data[t], (size_t)b->lens[t], out,
+                              counts ? &counts[t] : NULL, &scratch, cache);
         if (ends) ends[t] = out->n;
     }
-    Py_END_ALLOW_THREADS
+    if (saved) PyEval_RestoreThread(saved);
     free(scratch.v);
     cache_free(&spare);
     if (status != ENC_OK) set_error(status);
@@ -275,25 +299,14 @@ static int run_batch(const Core *core, const Batch *b, Ids *out, size_t *ends, s
 /* The engine's four methods: one text or a list of them (`batch`), ids or counts. */
 static PyObject *engine_run(Engine *self, PyObject *arg, int batch, int count_only) {
     Batch b;
-    PyObject *texts = arg, *result = NULL;
+    PyObject *result = NULL;
     Ids out = {NULL, 0, 0};
     size_t *ends = NULL, *counts = NULL;
+    if (batch_init(&b, arg, batch) < 0) goto done;
     if (!batch) {
-        if (!PyUnicode_Check(arg)) {
-            PyErr_Format(PyExc_TypeError, "text must be str, not %.100s", Py_TYPE(arg)->tp_name);
-            return NULL;
-        }
-        if (!(texts = PyTuple_Pack(1, arg))) return NULL;
-    } else if (!PyList_Check(arg) && !PyTuple_Check(arg)) {
-        PyErr_Format(PyExc_TypeError, "texts must be a list of str, not %.100s", Py_TYPE(arg)->tp_name);
-        return NULL;
-    }
-    int ready = batch_init(&b, texts);
-    if (!batch) Py_DECREF(texts);
-    if (ready < 0) goto done;
-    size_t slots = (size_t)(b.n ? b.n : 1);
-    if (!(count_only ? (void *)(counts = PyMem_Calloc(slots, sizeof *counts))
-                     : (void *)(ends = PyMem_Calloc(slots, sizeof *ends)))) {
+        *(count_only ? &counts : &ends) = &b.one_slot;
+    } else if (!(count_only ? (void *)(counts = PyMem_Calloc((size_t)b.n + 1, sizeof *counts))
+                            : (void *)(ends = PyMem_Calloc((size_t)b.n + 1, sizeof *ends)))) {
         PyErr_NoMemory();
         goto done;
     }
@@ -304,8 +317,8 @@ static PyObject *engine_run(Engine *self, PyObject *arg, int batch, int count_on
     }
     if (!(result = PyList_New(b.n))) goto done;
     for (Py_ssize_t t = 0; t < b.n; t++) {
-        PyObject *item = count_only ? PyLong_FromSize_t(counts[t])
-                                    : id_list(self, out.v + (t ? ends[t - 1] : 0), ends[t] - (t ? ends[t - 1] : 0));
+        size_t start = t && !count_only ? ends[t - 1] : 0;
+        PyObject *item = count_only ? PyLong_FromSize_t(counts[t]) : id_list(self, out.v + start, ends[t] - start);
         if (!item) {
             Py_CLEAR(result);
             goto done;
@@ -313,10 +326,12 @@ static PyObject *engine_run(Engine *self, PyObject *arg, int batch, int count_on
         PyList_SET_ITEM(result, t, item);
     }
 done:
+    if (batch) {
+        PyMem_Free(ends);
+        PyMem_Free(counts);
+    }
     batch_free(&b);
     free(out.v);
-    PyMem_Free(ends);
-    PyMem_Free(counts);
     return result;
 }
 
