@@ -92,7 +92,16 @@ class TekkenTokenizer(Tokenizer):
         """Pickled as what the file gave (the C engine does not pickle), rebuilt from it."""
         ranks = {token: token_id - self._offset for token, token_id in self.regular_tokens().items()}
         specials = list(self._special_tokens)
-        return (_rebuild, (self.name, self.description, self.pattern, ranks, specials, self._vocab_size))
+        return (TekkenTokenizer.rebuilt, (self.name, self.description, self.pattern, ranks, specials, self._vocab_size))
+
+    @classmethod
+    def rebuilt(
+        cls, name: str, description: str, pattern: str, ranks: dict[bytes, int], specials: list[str], vocab_size: int
+    ) -> TekkenTokenizer:
+        """A tokenizer from what its file gave (see __reduce__)."""
+        tokenizer = cls.__new__(cls)
+        cls._build(tokenizer, name, description, pattern, ranks, specials, vocab_size)
+        return tokenizer
 
     def regular_tokens(self) -> dict[bytes, int]:
         """Each regular token's bytes -> its id (after the special ids)."""
@@ -164,14 +173,6 @@ class TekkenTokenizer(Tokenizer):
             for special, run in groupby(ids, lambda i: i < offset)
             if not special
         )
-
-
-def _rebuild(
-    name: str, description: str, pattern: str, ranks: dict[bytes, int], specials: list[str], vocab_size: int
-) -> TekkenTokenizer:
-    tokenizer = TekkenTokenizer.__new__(TekkenTokenizer)
-    tokenizer._build(name, description, pattern, ranks, specials, vocab_size)
-    return tokenizer
 
 
 def _parse_tekken(data: bytes, source: str) -> tuple[str, dict[bytes, int], list[str], int]:

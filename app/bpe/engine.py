@@ -16,34 +16,21 @@ Left out: decoding, and the special tokens themselves.
 
 from __future__ import annotations
 
-from functools import cache
-
 from app.bpe import _engine
+from app.bpe.patterns import QWEN3_5_PATTERN, TEKKEN_PATTERN
 from app.errors import InvalidInput
+from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
 FULL_UNICODE: bool = _engine.FULL_UNICODE
 
-# mistral-common's Tekken files (tekken_240911.json): o200k's shape, one digit a chunk, no contractions.
-TEKKEN_PATTERN = (
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"""
-    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"""
-    r"""|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
-
-
-@cache
-def _families() -> dict[str, int]:
-    """Split pattern -> pretokenize.h's family (imported late: the backends import this module)."""
-    from app.backends.qwen_backend import QWEN3_5_PATTERN
-    from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
-
-    return {GPT2_PATTERN: 0, CL100K_PATTERN: 1, O200K_PATTERN: 2, QWEN3_5_PATTERN: 3, TEKKEN_PATTERN: 4}
+FAMILIES = {GPT2_PATTERN: 0, CL100K_PATTERN: 1, O200K_PATTERN: 2, QWEN3_5_PATTERN: 3, TEKKEN_PATTERN: 4}
+"""Split pattern -> pretokenize.h's family."""
 
 
 def family_of(pattern: str) -> int | None:
     """The engine's family for a split pattern, None when it has none (llama3's pattern differs
     from cl100k's at a text's trailing whitespace, so it has none yet)."""
-    return _families().get(pattern)
+    return FAMILIES.get(pattern)
 
 
 def _without_surrogates(text: str) -> str:

@@ -14,9 +14,9 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.backends.qwen_backend import QWEN3_5_PATTERN
 from app.bpe import _engine
-from app.bpe.engine import TEKKEN_PATTERN, Encoder, family_of
+from app.bpe.engine import Encoder, family_of
+from app.bpe.patterns import QWEN3_5_PATTERN, TEKKEN_PATTERN
 from app.errors import InvalidInput
 from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 from tests.backends.test_engine_exact import FRAGMENTS, LONG_RUNS, UNICODE_FRAGMENTS, needs_full_unicode
