@@ -11,12 +11,16 @@ does: its surrogates become U+FFFD (through UTF-16 with "surrogatepass", decoded
 While `_engine.FULL_UNICODE` is False (the ASCII stand-in pretokenize.c is linked),
 `accepts` is True for ASCII text only and callers use tiktoken for the rest.
 
-Left out: decoding, and the special tokens themselves.
+Encoders built from the same ranks, pattern and id offset share one C engine (o200k_base
+and o200k_harmony). Left out: decoding, and the special tokens themselves.
 """
 
 from __future__ import annotations
 
+from weakref import WeakValueDictionary
+
 from app.bpe import _engine
+from app.bpe._engine import Engine
 from app.bpe.patterns import QWEN3_5_PATTERN, TEKKEN_PATTERN
 from app.errors import InvalidInput
 from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
@@ -33,19 +37,34 @@ def family_of(pattern: str) -> int | None:
     return FAMILIES.get(pattern)
 
 
+# (family, id_offset, number and hash of the tokens) -> an Encoder built from them, while one lives:
+# tokenizers with the same ranks and pattern share its C engine (it is immutable and thread-safe).
+_BUILT: WeakValueDictionary[tuple[int, int, int, int], Encoder] = WeakValueDictionary()
+
+
 def _without_surrogates(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 class Encoder:
+    _core: Engine
+    _tokens: list[bytes]
+
     def __init__(self, family: int, ranks: dict[bytes, int], name: str, id_offset: int = 0):
         tokens = sorted(ranks, key=ranks.__getitem__)
         if [ranks[token] for token in tokens] != list(range(len(tokens))):
             raise InvalidInput(f"ranks for {name!r} must be 0..n-1; these are not")
+        key = (family, id_offset, len(tokens), hash(tuple(tokens)))
+        twin = _BUILT.get(key)
+        if twin is not None and twin._tokens == tokens:  # o200k_base and o200k_harmony: one engine (~30 MB)
+            self._core, self._tokens = twin._core, twin._tokens
+            return
         try:
-            self._engine = _engine.Engine(family, tokens, id_offset)
+            self._core = Engine(family, tokens, id_offset)
         except ValueError as error:
             raise InvalidInput(f"ranks for {name!r} do not make a tiktoken vocabulary: {error}") from None
+        self._tokens = tokens
+        _BUILT[key] = self
 
     @classmethod
     def for_pattern(cls, pattern: str, ranks: dict[bytes, int], name: str, id_offset: int = 0) -> Encoder | None:
@@ -59,24 +78,24 @@ class Encoder:
 
     def encode(self, text: str) -> list[int]:
         try:
-            return self._engine.encode(text)
+            return self._core.encode(text)
         except UnicodeEncodeError:
-            return self._engine.encode(_without_surrogates(text))
+            return self._core.encode(_without_surrogates(text))
 
     def count(self, text: str) -> int:
         try:
-            return self._engine.count(text)
+            return self._core.count(text)
         except UnicodeEncodeError:
-            return self._engine.count(_without_surrogates(text))
+            return self._core.count(_without_surrogates(text))
 
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
         try:
-            return self._engine.encode_batch(texts)
+            return self._core.encode_batch(texts)
         except UnicodeEncodeError:
-            return self._engine.encode_batch([_without_surrogates(text) for text in texts])
+            return self._core.encode_batch([_without_surrogates(text) for text in texts])
 
     def count_batch(self, texts: list[str]) -> list[int]:
         try:
-            return self._engine.count_batch(texts)
+            return self._core.count_batch(texts)
         except UnicodeEncodeError:
-            return self._engine.count_batch([_without_surrogates(text) for text in texts])
+            return self._core.count_batch([_without_surrogates(text) for text in texts])

@@ -159,3 +159,9 @@ def test_texts_tiktokens_regex_gave_up_on_now_just_work(registry, name):
     expected = [i for chunk in regex.findall(encoding._pat_str, text) for i in encoding._encode_single_piece(chunk)]
     assert registry.get(name).encode(text) == expected
     assert registry.get(name).count_batch([text]) == [len(expected)]
+
+
+def test_tokenizers_with_the_same_ranks_and_pattern_share_one_engine(registry):
+    base, harmony, llama4 = (registry.get(name)._engine for name in ("o200k_base", "o200k_harmony", "llama4"))
+    assert base._core is harmony._core  # o200k_base's ranks, twice: one C engine
+    assert llama4._core is not base._core

@@ -75,7 +75,7 @@ def cl100k() -> Encoder:
 
 
 def test_wrong_arguments_are_type_and_value_errors(cl100k):
-    engine = cl100k._engine
+    engine = cl100k._core
     with pytest.raises(TypeError, match="text must be str"):
         engine.encode(b"bytes")
     with pytest.raises(TypeError, match="text 1 is int"):
