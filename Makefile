@@ -16,7 +16,8 @@ LLAMA_FILES := tokenizers/llama3.tiktoken tokenizers/llama4.tiktoken
 
 setup: $(VENV)/.installed $(HTMX) $(SWAGGER)/swagger-ui-bundle.js $(LLAMA_FILES)
 
-$(VENV)/.installed: pyproject.toml setup.py app/bpe/_core.c app/bpe/merge.h app/bpe/_engine.c app/bpe/pretokenize.c app/bpe/*.h app/inspect/_parents.c
+$(VENV)/.installed: pyproject.toml setup.py app/bpe/_core.c app/bpe/_engine.c app/bpe/*.h app/inspect/_parents.c \
+		app/bpe/pretokenize.c app/bpe/_pretokenize_check.c app/bpe/unicode_classes.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,bench,dask]'
@@ -33,11 +34,12 @@ $(HTMX): node_modules/.package-lock.json
 $(SWAGGER)/swagger-ui-bundle.js: node_modules/.package-lock.json
 	mkdir -p $(SWAGGER)
 	cp node_modules/swagger-ui-dist/swagger-ui-bundle.js node_modules/swagger-ui-dist/swagger-ui.css $(SWAGGER)/
+	cp node_modules/swagger-ui-dist/LICENSE node_modules/swagger-ui-dist/NOTICE node_modules/swagger-ui-dist/swagger-ui-bundle.js.LICENSE.txt $(SWAGGER)/
 
-# Meta's Llama tokenizer files are not redistributed: copied from the installed, pinned
+# Meta's Llama tokenizer files are not kept in git: copied from the installed, pinned
 # llama-models package (a test extra) and checked by MANIFEST.tsv's sha256.
 $(LLAMA_FILES): $(VENV)/.installed tokenizers/MANIFEST.tsv
-	$(BIN)/python -m app.tokenizers.package_files
+	$(BIN)/python -m app.tokenizers.storage.package_files
 
 # Debian's Chromium for the browser tests (Playwright's own browser download cannot work offline).
 browser:
@@ -55,10 +57,12 @@ wrk:
 run: setup
 	$(BIN)/tokenprism serve --host $(HOST) --port $(PORT)
 
-# The tools that check us: ruff's lint (rules in pyproject.toml) and its formatter, the one style.
+# The tools that check us: ruff's lint (rules in pyproject.toml), its formatter (the one style) and mypy
+# over app/ (its settings in pyproject.toml too).
 lint: setup
 	$(BIN)/ruff check app tests bench setup.py
 	$(BIN)/ruff format --check app tests bench setup.py
+	$(BIN)/mypy
 
 test: lint browser
 	$(BIN)/python -m pytest -q -p no:cacheprovider

@@ -14,10 +14,17 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import IO
 
 import httpx
 
 from app.settings import REPO_ROOT
+
+
+class ServerProcess(subprocess.Popen[bytes]):
+    """A server started by `start_server`, with the file its stdout and stderr go to."""
+
+    log_file: IO[bytes]
 
 
 def free_port() -> int:
@@ -28,13 +35,13 @@ def free_port() -> int:
 
 def start_server(
     data_dir: Path | str, extra_env: dict | None = None, wait_seconds: float = 30, workers: int = 1
-) -> tuple[subprocess.Popen, str]:
+) -> tuple[ServerProcess, str]:
     """`tokenprism serve` (the README's way to run the app) as a child process."""
     port = free_port()
     # a file, not a pipe: a pipe nobody reads would block a chatty server; it lives as long as the server
     log = tempfile.TemporaryFile()  # noqa: SIM115
     env = {**os.environ, "TOKENPRISM_DATA_DIR": str(data_dir), **(extra_env or {})}
-    process = subprocess.Popen(
+    process = ServerProcess(
         [
             sys.executable,
             "-m",
@@ -72,7 +79,7 @@ def start_server(
     raise RuntimeError(f"the server did not answer /healthz within {wait_seconds:.0f} s")
 
 
-def server_log(process: subprocess.Popen) -> str:
+def server_log(process: ServerProcess) -> str:
     """What the server started by `start_server` has written to stdout and stderr so far."""
     process.log_file.seek(0)
     return process.log_file.read().decode(errors="replace")

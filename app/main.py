@@ -41,7 +41,7 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
         title="tokenprism",
         summary="See how real tokenizers cut your text: count, tokenize, compare and decode.",
         version="0.1.0",
-        docs_url=None,  # served by api.py from local Swagger UI files, never a CDN
+        docs_url=None,  # served by app/web/api/meta.py from local Swagger UI files, never a CDN
         redoc_url=None,
     )
     registry = registry or default_registry(settings)

@@ -70,7 +70,7 @@ def _default_data_dir() -> Path:
 
 
 def _default_workers() -> int:
-    return min(max(1, os.cpu_count() or 1), LIMITS["workers"][1])
+    return min(max(1, os.cpu_count() or 1), int(LIMITS["workers"][1]))
 
 
 def _allowed(field: str) -> str:
@@ -156,9 +156,10 @@ class Settings(BaseSettings):
     @field_validator(*LIMITS)
     @classmethod
     def _within_limits(cls, value: int | float, info: ValidationInfo) -> int | float:
-        low, high, _ = LIMITS[info.field_name]
+        name = _field(info)
+        low, high, _ = LIMITS[name]
         if not low <= value <= high:  # also refuses nan
-            raise ValueError(f"is out of range; {_allowed(info.field_name)}")
+            raise ValueError(f"is out of range; {_allowed(name)}")
         return value
 
     @field_validator("max_inflight_body_bytes")
@@ -180,7 +181,7 @@ class Settings(BaseSettings):
             fix = {
                 "tokenizer_dir": f"unset it to use the shipped tokenizers, or give the folder holding {MANIFEST_NAME}",
                 "data_dir": "unset it to use ~/.local/share/tokenprism, or give a folder path",
-            }[info.field_name]
+            }[_field(info)]
             raise ValueError(f"is empty; {fix}")
         return value
 
@@ -254,3 +255,9 @@ def _shown(value: Any) -> str:
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     return Settings()
+
+
+def _field(info: ValidationInfo) -> str:
+    """The name of the field a field validator checks (pydantic always gives it there)."""
+    assert info.field_name is not None
+    return info.field_name

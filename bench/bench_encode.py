@@ -31,8 +31,8 @@ from corpus import mixed_text, stdlib_documents  # noqa: E402
 
 from app.bpe.engine import Encoder  # noqa: E402
 from app.bpe.model import BPETokenizer  # noqa: E402
-from app.tokenizers.files import load_tiktoken_ranks  # noqa: E402
 from app.tokenizers.openai_encodings import CL100K_PATTERN, OPENAI_ENCODINGS  # noqa: E402
+from app.tokenizers.storage.files import load_tiktoken_ranks  # noqa: E402
 
 
 def timed(run) -> tuple[float, object]:

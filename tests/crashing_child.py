@@ -1,4 +1,4 @@
-"""A stand-in for app.tokenizers.upload_check that crashes as a broken native parser would:
+"""A stand-in for app.tokenizers.user.upload_check that crashes as a broken native parser would:
 it reads its request, then dies of a segmentation fault (tests/tokenizers/test_uploads.py)."""
 
 import ctypes

@@ -23,11 +23,10 @@ FLOORS = [
     ("app.tokenizers.tokens", 2),
     ("app.tokenizers.base", 2),
     ("app.tokenizers.chunks", 2),
-    ("app.tokenizers.files", 2),
-    ("app.tokenizers.package_list", 2),
+    ("app.tokenizers.storage", 2),
     ("app.tokenizers.openai_encodings", 2),
     ("app.tokenizers.models", 2),
-    ("app.tokenizers.scripts", 2),
+    ("app.tokenizers.lecture.scripts", 2),
     ("app.tokenizers.budget", 2),
     # 3: the tokenizer kinds: our BPE and the backends over the reference libraries
     ("app.bpe", 3),

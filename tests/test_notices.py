@@ -14,7 +14,7 @@ from importlib import metadata
 import pytest
 
 from app.settings import REPO_ROOT
-from app.tokenizers.files import MANIFEST_NAME
+from app.tokenizers.storage.files import MANIFEST_NAME
 
 TOKENIZERS = REPO_ROOT / "tokenizers"
 NOTICES = REPO_ROOT / "THIRD_PARTY.md"
@@ -93,3 +93,14 @@ def test_license_is_mit_as_pyproject_says():
 def test_the_readme_links_both():
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     assert "(LICENSE)" in readme and "(THIRD_PARTY.md)" in readme
+
+
+def test_the_served_swagger_bundle_has_its_licence_and_notice_beside_it():
+    # Apache-2.0 section 4(d): a redistributed copy carries the NOTICE; make setup copies the
+    # bundle into static/vendor/, which the app serves, so the licence texts go with it.
+    bundles = sorted((REPO_ROOT / "static" / "vendor").glob("swagger-ui-*/swagger-ui-bundle.js"))
+    assert bundles, "run make setup: it copies the Swagger UI bundle into static/vendor/"
+    for bundle in bundles:
+        beside = {p.name for p in bundle.parent.iterdir()}
+        assert {"LICENSE", "NOTICE", "swagger-ui-bundle.js.LICENSE.txt"} <= beside, bundle.parent
+        assert "SmartBear" in (bundle.parent / "NOTICE").read_text(encoding="utf-8")

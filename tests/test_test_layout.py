@@ -14,6 +14,7 @@ APP = TESTS.parent / "app"
 ACROSS = {"engine", "api", "browser", "hooks"}
 # Checks of the project as a whole (app/settings.py against docs/, the docs' own links).
 TOP_LEVEL = {
+    "test_architecture_doc.py",
     "test_docs_links.py",
     "test_layers.py",
     "test_notices.py",

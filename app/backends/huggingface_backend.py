@@ -107,7 +107,7 @@ class HuggingFaceTokenizer(Tokenizer):
         self._special_tokens = {token.content: i for i, token in added.items() if token.special}
         self._special_ids = frozenset(self._special_tokens.values())
         ids = sorted(set(library.get_vocab(with_added_tokens=True).values()))
-        self._strings = {i: library.id_to_token(i) for i in ids}  # id -> the library's token string
+        self._strings = {i: s for i in ids if (s := library.id_to_token(i)) is not None}  # id -> the library's string
         own = _own_bytes_function(library, self._decoders or [])
         self._bytes = {i: s.encode("utf-8") if i in added else own(s) for i, s in self._strings.items()}
         self._vocab_size = ids[-1] + 1 if ids else 0
@@ -324,7 +324,7 @@ def _run_decoders(steps: list[dict], strings: list[str]) -> list[bytes]:
             fused, run = [], []
             for group in [*groups, None]:
                 match = _BYTE_PIECE.fullmatch(pieces[group[0]]) if group and len(group) == 1 else None
-                if match:
+                if match and group:
                     pieces[group[0]] = bytes([int(match[1], 16)])
                     run.append(group[0])
                     continue

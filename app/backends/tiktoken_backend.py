@@ -177,7 +177,7 @@ class TiktokenTokenizer(Tokenizer):
         # which would stall the server's event loop thread.
         if len(ids) <= _SLICE:
             return self._encoding.decode_tokens_bytes(ids)
-        pieces: list[bytes] = []
+        pieces = []
         for start in range(0, len(ids), _SLICE):
             pieces += self._encoding.decode_tokens_bytes(ids[start : start + _SLICE])
         return pieces

@@ -8,8 +8,9 @@ tokens out first. A str with lone surrogates is encoded as tiktoken's Python `en
 does: its surrogates become U+FFFD (through UTF-16 with "surrogatepass", decoded with
 "replace").
 
-While `_engine.FULL_UNICODE` is False (the ASCII stand-in pretokenize.c is linked),
-`accepts` is True for ASCII text only and callers use tiktoken for the rest.
+`_engine.FULL_UNICODE` says whether the linked pretokenizer knows non-ASCII text (it does;
+an ASCII-only stand-in did before it was written): while False, `accepts` is True for
+ASCII text only and callers use tiktoken for the rest.
 
 Encoders built from the same ranks, pattern and id offset share one C engine (o200k_base
 and o200k_harmony). Left out: decoding, and the special tokens themselves.
@@ -21,19 +22,15 @@ from weakref import WeakValueDictionary
 
 from app.bpe import _engine
 from app.bpe._engine import Engine
-from app.bpe.patterns import QWEN3_5_PATTERN, TEKKEN_PATTERN
+from app.bpe.families import FAMILIES
 from app.errors import InvalidInput
-from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
 FULL_UNICODE: bool = _engine.FULL_UNICODE
 
-FAMILIES = {GPT2_PATTERN: 0, CL100K_PATTERN: 1, O200K_PATTERN: 2, QWEN3_5_PATTERN: 3, TEKKEN_PATTERN: 4}
-"""Split pattern -> pretokenize.h's family."""
-
 
 def family_of(pattern: str) -> int | None:
-    """The engine's family for a split pattern, None when it has none (llama3's pattern differs
-    from cl100k's at a text's trailing whitespace, so it has none yet)."""
+    """The engine's family for a split pattern (app.bpe.families), None when it has none (a
+    user's file with another pattern: tiktoken encodes it)."""
     return FAMILIES.get(pattern)
 
 

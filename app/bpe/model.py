@@ -31,8 +31,8 @@ from app.bpe.model_file import Header
 from app.errors import BadTokenId, InvalidInput, excerpt
 from app.tokenizers import chunks
 from app.tokenizers.base import Tokenizer
-from app.tokenizers.files import write_atomically
 from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN
+from app.tokenizers.storage.files import write_atomically
 
 try:
     from app.bpe import _core as _bpe_core
@@ -132,8 +132,10 @@ class BPETokenizer(Tokenizer):
         self._special_by_id = {i: s.encode("utf-8") for s, i in self._special_tokens.items()}  # int -> bytes
         self._vocab_size = max([len(self._vocab) - 1, *self._special_tokens.values()]) + 1
         self.description = description or (f"byte-level BPE, {self._vocab_size:,} tokens, {pattern_name} split pattern")
-        self._split = None  # findall: str -> chunks; None: the text is one chunk
+        self._split: Callable[[str], list[str]] | None = None  # findall: str -> chunks; None: one chunk
         if pattern_name == CUSTOM_PATTERN:
+            if self.pattern_regex is None:
+                raise InvalidInput(f"the split pattern is {CUSTOM_PATTERN} but no pattern_regex was given; give one")
             self._split = split.compile_custom(self.pattern_regex).findall
         elif self.pattern_regex is not None:
             self._split = regex.compile(self.pattern_regex).findall
@@ -235,7 +237,8 @@ class BPETokenizer(Tokenizer):
         return self._merger.encode_chunks(chunks, self._cache, _CACHE_LIMIT)
 
     def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]] | None:
-        if self._split is None:
+        findall = self._split
+        if findall is None:
             return None
         deadline = self._deadline(text)
         specials = self._special_split if allow_special else None
@@ -243,7 +246,7 @@ class BPETokenizer(Tokenizer):
             text,
             specials,
             lambda part: chunks.of_lengths(
-                self._split(part) if deadline is None else split.split(self._split, part, deadline, self.name)
+                findall(part) if deadline is None else split.split(findall, part, deadline, self.name)
             ),
         )
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.errors import TokenizerFileError
-from app.tokenizers.files import open_regular
+from app.tokenizers.storage.files import open_regular
 
 MAGIC = "tokenprism-bpe"
 VERSION = "v2"
@@ -127,7 +127,7 @@ def loads(data: bytes, source: str) -> Model:
         if len(parts) != width or not all(p.isascii() and p.isdigit() and len(p) < _NUMBER_DIGITS for p in parts):
             raise file_error(source, f"line {number} is {line[:80]!r}, not {what}")
         model.merges.append((int(parts[0]), int(parts[1])))
-        if width == 3:
+        if model.merge_counts is not None:
             model.merge_counts.append(int(parts[2]))
     return model
 

@@ -1,140 +1,258 @@
-/* STAND-IN, correct for ASCII text only: the split patterns of pretokenize.h (families
- * gpt2, cl100k, o200k, qwen, tekken) on ASCII, ported from the former _ascii_split.c so
- * the C engine (_engine.c) is complete and tested while the full-Unicode pretokenize.c is
- * written; that one replaces this file whole.
+/* The split patterns of the OpenAI-style tokenizers, in C, without backtracking: the
+ * families of pretokenize.h, each giving the chunks tiktoken's regex (fancy-regex) finds.
  *
- * On ASCII the patterns' classes reduce to: \p{L} [A-Za-z] (\p{Lu} [A-Z], \p{Ll} [a-z]),
- * \p{N} [0-9], \p{M} nothing, \s the White_Space characters \t \n \v \f \r and space, and
- * everything else "other". Each function returns where the match starting at `i` ends,
- * taking the pattern's alternatives in order (leftmost alternative that matches).
+ * Each family's function takes its pattern's alternatives in order, as the regex engine
+ * does (leftmost alternative that matches), and within an alternative works out in one
+ * forward scan where backtracking would end. A failed alternative's scan covers a run that
+ * the next chunks then take whole, so each byte is read a bounded number of times and a
+ * text is split in linear time (the tests time 16 MB hostile runs). ASCII bytes
+ * are classified by one table load; only bytes >= 0x80 are decoded (UTF-8) and looked up
+ * in the generated two-stage table of Unicode classes (app/bpe/unicode_classes.py writes
+ * pretokenize_classes.h at build time from tiktoken's own classes).
  *
- * Left out: every byte >= 0x80 is taken as "other", which is wrong for most non-ASCII
- * text; the engine reports FULL_UNICODE = False for this file and its Python side sends
- * non-ASCII text to tiktoken.
+ * Left out: special tokens and invalid UTF-8 (pretokenize.h: the caller's part). Bytes that
+ * are not valid UTF-8 are read as "other" characters and never past n, but their chunks
+ * are not promised to be anyone's.
  */
 #include "pretokenize.h"
 
-enum { OTHER = 0, LETTER_UPPER, LETTER_LOWER, DIGIT, SPACE };
+#include "pretokenize_classes.h"
 
-static unsigned char class_of[256];
+#include <stdint.h>
+#include <string.h>
 
-void pretok_init(void) {
-    for (int c = 0; c < 256; c++) {
-        if (c >= 'A' && c <= 'Z') class_of[c] = LETTER_UPPER;
-        else if (c >= 'a' && c <= 'z') class_of[c] = LETTER_LOWER;
-        else if (c >= '0' && c <= '9') class_of[c] = DIGIT;
-        else if ((c >= '\t' && c <= '\r') || c == ' ') class_of[c] = SPACE;
-        else class_of[c] = OTHER;
+#define BIT(c) (1u << (c))
+#define M_LETTER (BIT(PT_LU) | BIT(PT_LL) | BIT(PT_LT) | BIT(PT_LM) | BIT(PT_LO)) /* \p{L} */
+#define M_NUMBER BIT(PT_NUMBER)                                                   /* \p{N} */
+#define M_NOT_SLN (BIT(PT_OTHER) | BIT(PT_MARK))                                  /* [^\s\p{L}\p{N}] */
+#define M_NOT_NLN (M_NOT_SLN | BIT(PT_SPACE))                                     /* [^\r\n\p{L}\p{N}] */
+#define M_UPPER (BIT(PT_LU) | BIT(PT_LT) | BIT(PT_LM) | BIT(PT_LO) | BIT(PT_MARK)) /* [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] */
+#define M_LOWER (BIT(PT_LL) | BIT(PT_LM) | BIT(PT_LO) | BIT(PT_MARK))              /* [\p{Ll}\p{Lm}\p{Lo}\p{M}] */
+#define M_LETTER_MARK (M_LETTER | BIT(PT_MARK))                                    /* [\p{L}\p{M}] */
+#define M_NOT_SLMN BIT(PT_OTHER)                                                   /* [^\s\p{L}\p{M}\p{N}] */
+#define IN(mask, cls) (((mask) >> (cls)) & 1u)
+#define IS_NEWLINE(b) ((b) == '\r' || (b) == '\n')
+
+void pretok_init(void) {} /* the tables are constant data; kept so callers need not know */
+
+/* The class of the character at s[i] (a byte >= 0x80 starts it); *next is where the next begins. */
+static unsigned class_slow(const unsigned char *s, size_t i, size_t n, size_t *next) {
+    unsigned b = s[i];
+    size_t width = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+    if (width == 1 || i + width > n) { /* not UTF-8: one "other" byte */
+        *next = i + 1;
+        return PT_OTHER;
     }
+    unsigned long cp = b & (0x7Fu >> width);
+    for (size_t k = 1; k < width; k++) cp = (cp << 6) | (s[i + k] & 0x3Fu);
+    *next = i + width;
+    if (cp > 0x10FFFF) return PT_OTHER;
+    return pt_stage2[((size_t)pt_stage1[cp >> PT_BLOCK_BITS] << PT_BLOCK_BITS) | (cp & ((1u << PT_BLOCK_BITS) - 1))];
 }
 
-#define IS_LETTER(c) (class_of[c] == LETTER_UPPER || class_of[c] == LETTER_LOWER)
-#define IS(c, k) (class_of[c] == (k))
-#define IS_NEWLINE(c) ((c) == '\r' || (c) == '\n')
+/* The class of the character at s[i] (i < n). Block 0 of the table is the ASCII one. */
+static inline unsigned class_at(const unsigned char *s, size_t i, size_t n, size_t *next) {
+    if (s[i] < 0x80) {
+        *next = i + 1;
+        return pt_stage2[s[i]];
+    }
+    return class_slow(s, i, n, next);
+}
 
-static size_t run_of(const unsigned char *s, size_t i, size_t n, int k) {
-    while (i < n && IS(s[i], k)) i++;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The end of the run of ASCII bytes in [lo, hi] (case-folded when `fold`) from i, eight bytes
+ * at a time: a word's end is found by counting bits, not by a loop exit the CPU mispredicts. */
+static inline size_t ascii_span(const unsigned char *s, size_t i, size_t n, uint64_t lo, uint64_t hi, int fold) {
+    const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
+    while (i + 8 <= n) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        uint64_t y = (fold ? x | (ones << 5) : x) & ~highs;                     /* seven bits a byte: no carries */
+        uint64_t in = (y + ones * (0x80 - lo)) & ~(y + ones * (0x7F - hi)) & ~x; /* high bit: lo <= y <= hi, ASCII */
+        uint64_t out = ~in & highs;
+        if (out) return i + ((size_t)__builtin_ctzll(out) >> 3);
+        i += 8;
+    }
+    return i;
+}
+#define ASCII_SPAN(s, i, n, lo, hi, fold) ascii_span(s, i, n, lo, hi, fold)
+#else
+#define ASCII_SPAN(s, i, n, lo, hi, fold) (i)
+#endif
+
+/* The end of the run of characters in `mask` from i: ASCII bytes in a tight loop, others
+ * decoded. Letter runs, the common case, start eight bytes at a time (the step may stop
+ * early: the byte loop goes on from there; `mask` is a constant at every call, so the choice
+ * is made when compiling). */
+static inline size_t run_of(const unsigned char *s, size_t i, size_t n, unsigned mask) {
+    size_t next;
+    while (i < n) {
+        if (s[i] < 0x80) {
+            if ((mask & M_LETTER) == M_LETTER) i = ASCII_SPAN(s, i, n, 'a', 'z', 1);
+            else if (mask & BIT(PT_LL)) i = ASCII_SPAN(s, i, n, 'a', 'z', 0);
+            else if (mask & BIT(PT_LU)) i = ASCII_SPAN(s, i, n, 'A', 'Z', 0);
+            while (i < n && s[i] < 0x80 && IN(mask, pt_stage2[s[i]])) i++;
+            if (i >= n || s[i] < 0x80) return i;
+        }
+        if (!IN(mask, class_slow(s, i, n, &next))) return i;
+        i = next;
+    }
     return i;
 }
 
-static size_t letters_from(const unsigned char *s, size_t i, size_t n) {
-    while (i < n && IS_LETTER(s[i])) i++;
+/* The end of the run of \p{N} from i, at most `most` of them (\p{N}{1,3} and \p{N} after the first). */
+static size_t numbers(const unsigned char *s, size_t i, size_t n, size_t most) {
+    size_t next;
+    for (; most && i < n && class_at(s, i, n, &next) == PT_NUMBER; most--) i = next;
     return i;
 }
 
-/* \p{N}{1,`most`} at i (s[i] is a digit). */
-static size_t digits(const unsigned char *s, size_t i, size_t n, size_t most) {
-    size_t end = i + 1;
-    while (end < n && end - i < most && IS(s[end], DIGIT)) end++;
-    return end;
+/* The byte s[j] lower-cased, U+017F read as 's' (fancy-regex's (?i) folds it so); 0 at the end. */
+static unsigned folded(const unsigned char *s, size_t j, size_t n, size_t *next) {
+    if (j >= n) return 0;
+    *next = j + 1;
+    if (s[j] >= 'A' && s[j] <= 'Z') return s[j] + ('a' - 'A');
+    if (s[j] == 0xC5 && j + 1 < n && s[j + 1] == 0xBF) {
+        *next = j + 2;
+        return 's';
+    }
+    return s[j];
 }
 
-static unsigned char lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c; }
-
-/* A contraction at i: 's 'd 'm 't 'll 've 're (ASCII case folded when `fold`); its end, or i. */
+/* '(?:[sdmt]|ll|ve|re) at i (any case when `fold`): its end, or 0. */
 static size_t contraction(const unsigned char *s, size_t i, size_t n, int fold) {
-    if (i + 1 >= n || s[i] != '\'') return i;
-    unsigned char a = s[i + 1], b = i + 2 < n ? s[i + 2] : 0;
-    if (fold) {
-        a = lower(a);
-        b = lower(b);
-    }
-    if (a == 's' || a == 'd' || a == 'm' || a == 't') return i + 2;
-    if ((a == 'l' && b == 'l') || (a == 'v' && b == 'e') || (a == 'r' && b == 'e')) return i + 3;
-    return i;
+    if (s[i] != '\'') return 0;
+    size_t j, k;
+    unsigned a = fold ? folded(s, i + 1, n, &j) : (i + 1 < n ? (j = i + 2, s[i + 1]) : 0);
+    if (a == 's' || a == 'd' || a == 'm' || a == 't') return j;
+    if (a != 'l' && a != 'v' && a != 'r') return 0;
+    unsigned b = fold ? folded(s, j, n, &k) : (j < n ? (k = j + 1, s[j]) : 0);
+    return (a == 'l' && b == 'l') || (a != 'l' && b == 'e') ? k : 0;
 }
 
-/* Whitespace from i (s[i] is whitespace): the patterns' shared tail. `end_first`: \s++$
- * comes first (gpt2, cl100k); `newline_first`: \s*[\r\n] or \s*[\r\n]+ comes before
- * \s+(?!\S), both ending just after the run's last \r or \n. */
-static size_t spaces(const unsigned char *s, size_t i, size_t n, int newline_first, int end_first) {
-    size_t k = run_of(s, i, n, SPACE);
-    if (end_first && k == n) return n; /* \s++$ */
-    if (newline_first)
-        for (size_t m = k; m-- > i;)
-            if (IS_NEWLINE(s[m])) return m + 1; /* \s*[\r\n] */
-    if (k == n) return n;                       /* \s+(?!\S) at the end */
-    if (k - i >= 2) return k - 1;               /* \s+(?!\S) */
-    return i + 1;                               /* \s, or \s+ of one */
+/* The whitespace alternatives at i (s[i] is \s), after all others failed:
+ * \s++$ first when `end_first` (gpt2, cl100k), then \s*[\r\n] / \s*[\r\n]+ when `newlines`
+ * (both end just after the run's last \r or \n), then \s+(?!\S), then \s / \s+. */
+static size_t spaces(const unsigned char *s, size_t i, size_t n, int end_first, int newlines) {
+    size_t k = i, last = i, newline = 0, next;
+    while (k < n && IN(BIT(PT_SPACE) | BIT(PT_NEWLINE), class_at(s, k, n, &next))) {
+        if (IS_NEWLINE(s[k])) newline = next;
+        last = k;
+        k = next;
+        if (k < n && s[k] == ' ' && (next = ASCII_SPAN(s, k, n, ' ', ' ', 0)) > k) /* indentation */
+            last = next - 1, k = next;
+    }
+    if (end_first && k == n) return n;
+    if (newlines && newline) return newline;
+    if (k == n) return n;         /* \s+(?!\S) at the end */
+    return last > i ? last : k;   /* \s+(?!\S) leaves the last one; else one \s */
+}
+
+/* ' ?' then a run of `mask` (a class without space), then [\r\n]* (and '/' when `slash`); 0 if no run. */
+static size_t punctuation(const unsigned char *s, size_t i, size_t n, unsigned cls, size_t next, unsigned mask,
+                          int slash) {
+    size_t j = next, after;
+    if (s[i] == ' ' && next < n && IN(mask, class_at(s, next, n, &after))) j = after;
+    else if (!IN(mask, cls)) return 0;
+    j = run_of(s, j, n, mask);
+    while (j < n && (IS_NEWLINE(s[j]) || (slash && s[j] == '/'))) j++;
+    return j;
 }
 
 /* '(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s */
 static size_t next_gpt2(const unsigned char *s, size_t i, size_t n) {
-    size_t end = contraction(s, i, n, 0);
-    if (end > i) return end;
-    size_t j = i + (s[i] == ' ' && i + 1 < n);
-    if (IS_LETTER(s[j])) return letters_from(s, j, n);
-    if (IS(s[j], DIGIT)) return run_of(s, j, n, DIGIT);
-    if (IS(s[j], OTHER)) return run_of(s, j, n, OTHER);
-    return spaces(s, i, n, 0, 1);
-}
-
-/* cl100k: '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+
- * |\s++$|\s*[\r\n]|\s+(?!\S)|\s -- and qwen, the same on ASCII but for \p{N} (one digit) and
- * its whitespace tail \s*[\r\n]+|\s+(?!\S)|\s+ (o200k's). */
-static size_t next_cl100k_like(const unsigned char *s, size_t i, size_t n, size_t most_digits, int end_first) {
-    size_t end = contraction(s, i, n, 1);
-    if (end > i) return end;
-    unsigned char c = s[i];
-    if (IS_LETTER(c)) return letters_from(s, i, n);
-    if (!IS_NEWLINE(c) && !IS(c, DIGIT) && i + 1 < n && IS_LETTER(s[i + 1])) return letters_from(s, i + 1, n);
-    if (IS(c, DIGIT)) return digits(s, i, n, most_digits);
-    size_t j = i + (c == ' ' && i + 1 < n);
-    if (IS(s[j], OTHER)) {
-        end = run_of(s, j, n, OTHER);
-        while (end < n && IS_NEWLINE(s[end])) end++;
-        return end;
+    size_t next, after, end = s[i] == '\'' ? contraction(s, i, n, 0) : 0;
+    if (end) return end;
+    unsigned c = class_at(s, i, n, &next);
+    if (s[i] == ' ' && next < n) {
+        unsigned d = class_at(s, next, n, &after);
+        if (!IN(BIT(PT_SPACE) | BIT(PT_NEWLINE), d)) c = d, next = after;
     }
-    return spaces(s, i, n, 1, end_first);
-}
-
-/* o200k: [^\r\n\p{L}\p{N}]?[\p{Lu}..]*[\p{Ll}..]+(?i:'s|..)?|[^\r\n\p{L}\p{N}]?[\p{Lu}..]+[\p{Ll}..]*(?i:'s|..)?
- * |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+ -- and tekken, the same
- * without the contractions and with \p{N} (one digit). */
-static size_t next_o200k_like(const unsigned char *s, size_t i, size_t n, size_t most_digits, int contractions) {
-    unsigned char c = s[i];
-    /* The optional first character is taken when the rest can follow it; a letter never is one. */
-    size_t j = i + (!IS_NEWLINE(c) && !IS_LETTER(c) && !IS(c, DIGIT) && i + 1 < n);
-    size_t upper = run_of(s, j, n, LETTER_UPPER);
-    size_t low = run_of(s, upper, n, LETTER_LOWER);
-    if (low > upper || upper > j) return contractions ? contraction(s, low, n, 1) : low;
-    if (IS(c, DIGIT)) return digits(s, i, n, most_digits);
-    j = i + (c == ' ' && i + 1 < n);
-    if (IS(s[j], OTHER)) {
-        size_t end = run_of(s, j, n, OTHER);
-        while (end < n && (IS_NEWLINE(s[end]) || s[end] == '/')) end++;
-        return end;
-    }
+    if (IN(M_LETTER, c)) return run_of(s, next, n, M_LETTER);
+    if (c == PT_NUMBER) return run_of(s, next, n, M_NUMBER);
+    if (IN(M_NOT_SLN, c)) return run_of(s, next, n, M_NOT_SLN);
     return spaces(s, i, n, 1, 0);
+}
+
+/* The shape cl100k, llama3 and qwen3_6 share: a contraction (any case), [^\r\n\p{L}\p{N}]?
+ * then a run of `letters`, `digits` numbers at most, ' ?' a run of `punct` then [\r\n]*,
+ * then the whitespace alternatives (\s++$ first when `end_first`). */
+static size_t next_cl100k_like(const unsigned char *s, size_t i, size_t n, unsigned letters, size_t digits,
+                               unsigned punct, int end_first) {
+    size_t next, after, end = s[i] == '\'' ? contraction(s, i, n, 1) : 0;
+    if (end) return end;
+    unsigned c = class_at(s, i, n, &next);
+    if (IN(letters, c)) return run_of(s, next, n, letters);
+    if (IN(M_NOT_NLN, c) && next < n && IN(letters, class_at(s, next, n, &after)))
+        return run_of(s, after, n, letters);
+    if (c == PT_NUMBER) return numbers(s, next, n, digits - 1);
+    end = punctuation(s, i, n, c, next, punct, 0);
+    return end ? end : spaces(s, i, n, end_first, 1);
+}
+
+/* [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+ at j: its end, or 0. Backtracking
+ * gives the upper run back down to its last character that is also lower, unless an \p{Ll}
+ * follows the run; one forward scan finds both. */
+static inline size_t upper_then_lower(const unsigned char *s, size_t j, size_t n) {
+    size_t next, last_lower = 0;
+    if (j < n && (unsigned)(s[j] - 'a') < 26) return run_of(s, j + 1, n, M_LOWER); /* the common cases */
+    if (j < n && (unsigned)(s[j] - 'A') < 26) {
+        j = ASCII_SPAN(s, j + 1, n, 'A', 'Z', 0);
+        while (j < n && (unsigned)(s[j] - 'A') < 26) j++;
+        if (j < n && (unsigned)(s[j] - 'a') < 26) return run_of(s, j + 1, n, M_LOWER);
+    }
+    while (j < n) {
+        unsigned c = class_at(s, j, n, &next);
+        if (!IN(M_UPPER, c)) return c == PT_LL ? run_of(s, next, n, M_LOWER) : last_lower;
+        if (IN(M_LOWER, c)) last_lower = next;
+        j = next;
+    }
+    return last_lower;
+}
+
+/* [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]* at j: its end, or 0. */
+static size_t upper_then_any_lower(const unsigned char *s, size_t j, size_t n) {
+    size_t k = run_of(s, j, n, M_UPPER);
+    return k > j ? run_of(s, k, n, M_LOWER) : 0;
+}
+
+/* o200k's shape (and Tekken's: no contractions, one digit a chunk):
+ * [^\r\n\p{L}\p{N}]?[upper]*[lower]+(?i:'s|...)?|[^\r\n\p{L}\p{N}]?[upper]+[lower]*(?i:'s|...)?
+ * |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+ */
+static size_t next_o200k_like(const unsigned char *s, size_t i, size_t n, int contractions, size_t digits) {
+    size_t next, after, end;
+    unsigned c = class_at(s, i, n, &next);
+    int bare = IN(M_UPPER | M_LOWER, c); /* a letter or a mark */
+    int prefix = IN(M_NOT_NLN, c) && next < n && IN(M_UPPER | M_LOWER, class_at(s, next, n, &after));
+    /* The optional first character is taken first, and left only when the rest then fails. */
+    end = prefix ? upper_then_lower(s, next, n) : 0;
+    if (!end && bare) end = upper_then_lower(s, i, n);
+    if (!end && prefix) end = upper_then_any_lower(s, next, n);
+    if (!end && bare) end = upper_then_any_lower(s, i, n);
+    if (end) {
+        size_t k = contractions && end < n && s[end] == '\'' ? contraction(s, end, n, 1) : 0;
+        return k ? k : end;
+    }
+    if (c == PT_NUMBER) return numbers(s, next, n, digits - 1);
+    end = punctuation(s, i, n, c, next, M_NOT_SLN, 1);
+    return end ? end : spaces(s, i, n, 0, 1);
 }
 
 size_t pretok_next(pretok_family family, const unsigned char *s, size_t i, size_t n) {
     switch (family) {
-    case PRETOK_GPT2: return next_gpt2(s, i, n);
-    case PRETOK_CL100K: return next_cl100k_like(s, i, n, 3, 1);
-    case PRETOK_O200K: return next_o200k_like(s, i, n, 3, 1);
-    case PRETOK_QWEN: return next_cl100k_like(s, i, n, 1, 0);
-    case PRETOK_TEKKEN: return next_o200k_like(s, i, n, 1, 0);
-    default: return n;
+    case PRETOK_GPT2:
+        return next_gpt2(s, i, n);
+    case PRETOK_CL100K:
+        return next_cl100k_like(s, i, n, M_LETTER, 3, M_NOT_SLN, 1);
+    case PRETOK_LLAMA3:
+        return next_cl100k_like(s, i, n, M_LETTER, 3, M_NOT_SLN, 0);
+    case PRETOK_QWEN:
+        return next_cl100k_like(s, i, n, M_LETTER_MARK, 1, M_NOT_SLMN, 0);
+    case PRETOK_O200K:
+        return next_o200k_like(s, i, n, 1, 3);
+    case PRETOK_TEKKEN:
+        return next_o200k_like(s, i, n, 0, 1);
+    default: /* not a family: one byte, so that a caller's loop still ends */
+        return i + 1;
     }
 }

@@ -17,18 +17,22 @@
 
 typedef enum {
     PRETOK_GPT2 = 0,   /* r50k_base (gpt2) */
-    PRETOK_CL100K = 1, /* cl100k_base, and llama3 when its pattern is the same */
+    PRETOK_CL100K = 1, /* cl100k_base */
     PRETOK_O200K = 2,  /* o200k_base, o200k_harmony, llama4 */
-    PRETOK_QWEN = 3,   /* qwen3_6: cl100k's shape, one digit a chunk */
-    PRETOK_TEKKEN = 4, /* Mistral's Tekken files */
+    PRETOK_QWEN = 3,   /* qwen3_6: cl100k's shape, letters with marks, one digit a chunk */
+    PRETOK_TEKKEN = 4, /* Mistral's Tekken files: o200k's shape, no contractions, one digit a chunk */
+    PRETOK_LLAMA3 = 5, /* llama3: cl100k's older, non-possessive form, which differs at the end
+                        * ("a\n  " is "a" "\n" "  ", not "a" "\n  ") */
     PRETOK_FAMILIES
 } pretok_family;
 
-/* Prepares the Unicode class tables; call once (at module init) before pretok_next. */
+/* Prepares the Unicode class tables; call once (at module init) before pretok_next. (Today the
+ * tables are generated constant data and this does nothing; calling it keeps callers future-proof.) */
 void pretok_init(void);
 
 /* Where the chunk that starts at byte `i` of the UTF-8 text s[0..n) ends (i < n; the
- * result is > i and <= n). Pure: reads only s; safe without the GIL and from any thread. */
+ * result is > i and <= n). Pure: reads only s; safe without the GIL and from any thread.
+ * app/bpe/families.py maps each pattern string to its family number (FAMILIES). */
 size_t pretok_next(pretok_family family, const unsigned char *s, size_t i, size_t n);
 
 #endif

@@ -11,21 +11,21 @@ Formats (each exact against its reference library, tests/chat):
   `<|im_start|>assistant<|im_sep|>`. The three ids are those of OpenAI's chat models
   (100264-100266, 200264-200266); they are outside the plain encodings' vocabularies, so a
   part carries its own bytes. Its count equals OpenAI cookbook's rule (tests/api/test_chat.py);
-  with tools, the counts OpenAI's API reported (app/chat/chatml_format.py, its `note`).
+  with tools, the counts OpenAI's API reported (app/chat/formats/chatml_format.py, its `note`).
 - `harmony` (o200k_harmony, gpt-oss): `<|start|>` role[`:`name] `<|message|>` content
   `<|end|>` per message, then `<|start|>assistant`, as openai-harmony's
   `render_conversation_for_completion(conversation, Role.ASSISTANT)`, with function tools,
-  calls and results; see app/chat/harmony_format.py.
+  calls and results; see app/chat/formats/harmony_format.py.
 
 - `mistral` (mistral_v1, mistral_v3, mistral_tekken): `<s>[INST] user [/INST] assistant</s>`
   as mistral-common's `encode_chat_completion`, with its system-prompt placement, merging
-  and validation per version; see app/chat/mistral_format.py.
+  and validation per version; see app/chat/formats/mistral_format.py.
 - `llama3` (llama3) and `llama4` (llama4): `<|begin_of_text|>`, then per message a header
   (`<|start_header_id|>` role `<|end_header_id|>` "\n\n", llama4's `<|header_start|>`...)
   content `<|eot_id|>` (`<|eot|>`), then the assistant's header, as llama-models'
-  `ChatFormat.encode_dialog_prompt`; see app/chat/llama_format.py.
+  `ChatFormat.encode_dialog_prompt`; see app/chat/formats/llama_format.py.
 - `template` (any tokenizer added with a chat template): the model's own Jinja template as
-  transformers' `apply_chat_template` renders it; see app/chat/template_format.py.
+  transformers' `apply_chat_template` renders it; see app/chat/formats/template_format.py.
 
 Content is always text: a special-token string typed in a message is ordinary tokens
 (except in a template, as transformers reads it). Each format knows its `roles` and whether
@@ -39,13 +39,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.chat.chatml_format import CHATML
-from app.chat.harmony_format import HARMONY
-from app.chat.llama_format import LLAMA3, LLAMA4
+from app.chat.formats.chatml_format import CHATML
+from app.chat.formats.harmony_format import HARMONY
+from app.chat.formats.llama_format import LLAMA3, LLAMA4
+from app.chat.formats.mistral_format import MISTRAL
+from app.chat.formats.template_format import TemplateFormat
 from app.chat.messages import ChatMessage, Tool
-from app.chat.mistral_format import MISTRAL
 from app.chat.rendered import Part, Rendered
-from app.chat.template_format import TemplateFormat
 from app.chat.tools import check_tool_chat
 from app.errors import InvalidInput, excerpt
 from app.tokenizers.base import Tokenizer

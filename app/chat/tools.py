@@ -21,6 +21,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Literal, overload
 
 from app.chat.messages import ChatMessage, Tool, ToolCall
 from app.errors import InvalidInput, excerpt
@@ -60,6 +61,10 @@ def _object(value: object, where: str, allowed: tuple[str, ...], example: str) -
     return value
 
 
+@overload
+def _string(value: object, where: str, fix: str, optional: Literal[False] = False) -> str: ...
+@overload
+def _string(value: object, where: str, fix: str, optional: bool) -> str | None: ...
 def _string(value: object, where: str, fix: str, optional: bool = False) -> str | None:
     if isinstance(value, str) or (optional and value is None):
         return value
@@ -272,6 +277,10 @@ def chat_texts(messages: Sequence[ChatMessage], tools: Sequence[Tool]) -> list[s
 def cleaned(messages: Sequence[ChatMessage], tools: Sequence[Tool]) -> tuple[list[ChatMessage], tuple[Tool, ...]]:
     """The chat with every lone surrogate (JSON can carry them, UTF-8 cannot) replaced, in every string."""
 
+    @overload
+    def clean(text: str) -> str: ...
+    @overload
+    def clean(text: None) -> None: ...
     def clean(text: str | None) -> str | None:
         return None if text is None else clean_text(text)
 

@@ -12,13 +12,15 @@ Sums are exact (app/pricing/budget.py) and shown rounded by the one money format
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from app.cli.io import CliError
 from app.pricing.budget import as_json, model_budget
 from app.pricing.money import percent, usd
 from app.tokenizers import models as model_names
 from app.tokenizers.registry import Registry
 
-Asked = list[tuple[str, str]]  # (model name as given, its canonical tokenizer)
+Asked = Sequence[tuple[str, str]]  # (model name as given, its canonical tokenizer)
 
 
 def models_asked(names: list[str] | None, registry: Registry) -> Asked:

@@ -2,7 +2,7 @@
 
 Reads the corpus's documents (as `count` does: text files, .jsonl, .parquet, directories) one
 after another in this process, and adds up characters and tokens per script with
-`app.tokenizers.scripts.ScriptTally` (its docstring says which script a token counts for), so
+`app.tokenizers.lecture.scripts.ScriptTally` (its docstring says which script a token counts for), so
 each tokenizer's column sums to its token count and the characters to the corpus's. Leaves
 out: --workers and --dask (the split needs every token's character range, which the
 counting workers do not send back), and --model.
@@ -14,8 +14,8 @@ from app.corpus.problems import Problems
 from app.corpus.readers import documents
 from app.corpus.sources import Plan
 from app.errors import TokenprismError
+from app.tokenizers.lecture.scripts import ScriptTally, token_ranges
 from app.tokenizers.registry import Registry
-from app.tokenizers.scripts import ScriptTally, token_ranges
 
 
 def tally_plan(plan: Plan, names: list[str], registry: Registry, allow_special: bool = False) -> ScriptTally:

@@ -13,11 +13,11 @@ import json
 import sys
 from pathlib import Path
 
-from app.chat import template_files
+from app.chat.formats import template_files
 from app.cli.io import CliError
 from app.settings import get_settings
-from app.tokenizers import uploads
 from app.tokenizers.registry import get_registry
+from app.tokenizers.user import uploads
 
 
 def cmd_add(args) -> None:
@@ -67,7 +67,7 @@ def cmd_add(args) -> None:
 
 
 def _read_template(name: str) -> dict:
-    """The chat template file `name`, checked (app/chat/template_files.py), as stored in the facts."""
+    """The chat template file `name`, checked (app/chat/formats/template_files.py), as stored in the facts."""
     path = Path(name)
     try:
         if path.exists() and not path.is_file():

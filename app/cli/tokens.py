@@ -74,7 +74,9 @@ def cmd_serve(args) -> None:
         loop="auto",
         log_level=args.log_level,
         access_log=args.access_log,
-        timeout_keep_alive=get_settings().keepalive_timeout_s,  # the protocol reads the other timeouts itself
+        # the protocol reads the other timeouts itself; uvicorn annotates this one int but hands it to
+        # loop.call_later, which takes the float the setting is
+        timeout_keep_alive=get_settings().keepalive_timeout_s,  # type: ignore[arg-type]
     )
 
 

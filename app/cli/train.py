@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 from app.bpe.model import MAX_VOCAB_SIZE
 from app.cli.corpus_args import add_corpus_arguments, corpus_options, show_progress, workers_of
@@ -22,8 +23,9 @@ from app.cli.progress import Progress
 from app.corpus.runner import make_runner
 from app.corpus.sources import open_plan
 from app.corpus.training import chunk_counts
+from app.errors import NameTaken
 from app.jobs import JobRunner, TrainSpec
-from app.jobs.spec import NameTaken, check_spec
+from app.jobs.spec import check_spec
 from app.settings import get_settings
 from app.tokenizers.registry import get_registry
 
@@ -44,7 +46,7 @@ def cmd_train(args) -> None:
         get_registry(),
         max_vocab=MAX_VOCAB_SIZE,
     )  # no web limits here: the CLI takes any size
-    counted = {}
+    counted: dict[str, Any] = {}
     with open_plan(args.paths, corpus_options(args)) as plan:
         workers = workers_of(args, plan.from_stdin)
         progress = Progress(show_progress(args), stage_lines=True)

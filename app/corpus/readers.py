@@ -165,8 +165,9 @@ def _record(
     problems: Problems,
     limit: int,
 ) -> Document | None:
-    def bad(message: str) -> None:
+    def bad(message: str) -> Document | None:
         problems.record(source.index, position, f"{source.shown} {where}: {message}; skipped")
+        return None  # the record is skipped
 
     if line is None:
         return bad(f"a line over {limit:,} bytes (raise --max-document-size)")

@@ -95,7 +95,7 @@ class PoolRunner(Runner):
     def run(self, fn, tasks, shared, *args, ordered=False):
         if threading.active_count() == 1:  # fork is safe: the workers share what is built here
             work.prepare(shared)
-            context = multiprocessing.get_context("fork")
+            context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
         else:  # a server's threads may hold locks a forked child would inherit held
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(["app.corpus.work"])
@@ -119,31 +119,34 @@ class DaskRunner(Runner):
             raise CorpusError(
                 "--dask needs Dask's distributed package; install it with pip install 'tokenprism[dask]'"
             ) from None
-        self._cluster = None
+        self._cluster: LocalCluster | None = None
+        self.client: Client | None = None
         try:
             if address == "local":
-                self._cluster = LocalCluster(
+                self._cluster = cluster = LocalCluster(
                     n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
                 )
-                self.client = Client(self._cluster)
-                self.name = f"Dask LocalCluster of {workers} processes at {self._cluster.scheduler_address}"
+                self.client = client = Client(cluster)
+                self.name = f"Dask LocalCluster of {workers} processes at {cluster.scheduler_address}"
             else:
-                self.client = Client(address, timeout=CONNECT_TIMEOUT_S)
+                self.client = client = Client(address, timeout=CONNECT_TIMEOUT_S)
                 self.name = f"Dask cluster at {address}"
-                self.client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
+                client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
         except (OSError, TimeoutError) as error:
             self.close()
             raise CorpusError(
                 f"cannot use the Dask scheduler at {address} ({str(error).splitlines()[0][:160]}); "
                 "start one (dask scheduler, dask worker) or use --dask local"
             ) from None
-        self.workers = max(1, sum(self.client.nthreads().values()))
+        self.workers = max(1, sum(client.nthreads().values()))
 
     def run(self, fn, tasks, shared, *args, ordered=False):
         from distributed import wait
 
-        [scattered] = self.client.scatter([shared], broadcast=True, hash=False)
-        submit = lambda task: self.client.submit(fn, task, scattered, *args, pure=False)  # noqa: E731
+        client = self.client
+        assert client is not None, "the runner is closed"
+        [scattered] = client.scatter([shared], broadcast=True, hash=False)
+        submit = lambda task: client.submit(fn, task, scattered, *args, pure=False)  # noqa: E731
         first_done = lambda futures: wait(futures, return_when="FIRST_COMPLETED").done  # noqa: E731
         try:
             yield from self._windowed(submit, first_done, tasks, ordered)
@@ -151,7 +154,7 @@ class DaskRunner(Runner):
             scattered.release()
 
     def close(self) -> None:
-        client, cluster = getattr(self, "client", None), self._cluster
+        client, cluster = self.client, self._cluster
         self.client = self._cluster = None
         if client is not None:
             client.close()

@@ -233,9 +233,11 @@ def _fill(plan: Plan, paths: list[str]) -> None:
         if source.format == "parquet":
             from app.corpus.parquet import with_row_groups
 
-            source = with_row_groups(source, options.column_name, plan.problems)
-        if source is not None:
-            plan.sources.append(source)
+            grouped = with_row_groups(source, options.column_name, plan.problems)
+            if grouped is None:
+                continue
+            source = grouped
+        plan.sources.append(source)
     if not plan.sources and not plan.problems:
         raise CorpusError(
             f"no files to read in {', '.join(paths)}"
@@ -245,7 +247,7 @@ def _fill(plan: Plan, paths: list[str]) -> None:
 
 
 def _walk(top: str, options: CorpusOptions, problems: Problems, order: int) -> list[tuple[str, str]]:
-    found = []
+    found: list[tuple[str, str]] = []
 
     def failed(error: OSError) -> None:
         problems.file(order + len(found), 0, f"{error.filename}: cannot list it ({_reason(error)}); skipped")

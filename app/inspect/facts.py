@@ -90,7 +90,7 @@ def same_in_one(registry: Registry, other_name: str, data: bytes, special: bool)
         return None
     ids = other.index.exact(data, special)
     preferred = [i for i in ids if not _byte_fallback(other, i)]
-    return (preferred or ids or [None])[0]
+    return (preferred or ids)[0] if ids else None
 
 
 def same_in_names(registry: Registry, name: str) -> list[str]:

@@ -19,6 +19,8 @@ scores and no merges.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from app.inspect.lineage import BASE_NOTE, BYTE_NOTE, KIND_NOTES, NO_SPLIT_NOTE, SPECIAL_NOTE, Lineage, Parents
 from app.inspect.vocab import VocabIndex
 
@@ -142,9 +144,10 @@ def _varint(data: bytes, at: int) -> tuple[int, int]:
             return value, at
 
 
-def _fields(data: bytes):
+def _fields(data: bytes) -> Iterator[tuple[int, int | bytes]]:
     """(field number, value) of a protobuf message: ints for varints, bytes for the rest."""
     at = 0
+    value: int | bytes
     while at < len(data):
         key, at = _varint(data, at)
         wire = key & 7

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from app.settings import get_settings
-from app.tokenizers.files import read_manifest, read_verified
+from app.tokenizers.storage.files import read_manifest, read_verified
 
 FILE = "under_trained.tsv"
 COLUMNS = ["tokenizer", "model", "report", "threshold", "token_id", "token", "indicator", "max_prob"]

@@ -36,7 +36,7 @@ import threading
 from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, count, pairwise
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import regex
 
@@ -44,6 +44,7 @@ from app import sandbox
 from app.tokenizers import budget as memory
 from app.tokenizers.base import Tokenizer
 
+_Part = TypeVar("_Part")
 SEPARATOR = "\u0100"  # never in a token's Latin-1 text, nor in a query's
 WALK_LIMIT = 30_000  # a candidate list up to this long is checked token by token; longer: str.find
 _WORD = regex.compile(r" [\p{L}\p{M}]+")
@@ -90,7 +91,10 @@ class VocabIndex:
         return at if at < len(self.ids) and self.ids[at] == token_id else None
 
     def bytes_of(self, token_id: int) -> bytes:
-        return self.piece(self.position(token_id))
+        position = self.position(token_id)
+        if position is None:
+            raise KeyError(f"no token has id {token_id}")
+        return self.piece(position)
 
     def is_special(self, token_id: int) -> bool:
         return self.position(token_id) in self.special
@@ -142,7 +146,7 @@ class VocabIndex:
             "or search with mode=substring for the text as it is",
         )
 
-    def _keep(self, part: object, grown: int, kind: str, attribute: str) -> object:
+    def _keep(self, part: _Part, grown: int, kind: str, attribute: str) -> _Part | None:
         """`part` kept in the budget under this index (None: not kept; see budget.py)."""
 
         def drop() -> None:

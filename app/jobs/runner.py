@@ -36,9 +36,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from app.errors import TokenprismError
+from app.errors import NameTaken, TokenprismError
 from app.jobs import child, owners
-from app.jobs.spec import NameTaken, TrainSpec
+from app.jobs.spec import TrainSpec
 from app.jobs.store import ACTIVE, MAX_KEPT, JobStore, public
 from app.jobs.work import name_taken, remove_temps, saved, taken_message, train_and_save
 
@@ -180,7 +180,8 @@ class JobRunner:
             if done >= total or now - last >= PROGRESS_WRITE_S:
                 last = now
                 self.store.progress(job_id, done, total)
-                if self.store.get(job_id)["status"] == "cancelled":
+                row = self.store.get(job_id)
+                if row is None or row["status"] == "cancelled":  # None: never, an active job is kept
                     raise TokenprismError(
                         f"job {job_id} was cancelled (DELETE /api/train/{job_id}); nothing was saved",
                         code="cancelled",
@@ -278,7 +279,7 @@ class JobRunner:
         if row is None or row["status"] not in ACTIVE:
             return None
         summary = row["result"] if row["phase"] == "saving" else None
-        if saved(self.tokenizer_dir, row["name"], summary):
+        if summary is not None and saved(self.tokenizer_dir, row["name"], summary):
             if self.store.finish(
                 job_id, "done", result={**summary, "note": SAVED_BEFORE_STOP}, merges=summary["merges"]
             ):

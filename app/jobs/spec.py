@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 
 from app.bpe.model import MAX_VOCAB_SIZE, PATTERNS
 from app.bpe.train import count_chunks
-from app.errors import InvalidInput, TextTooLarge, excerpt  # NameTaken: trainers import it here
+from app.errors import InvalidInput, TextTooLarge, excerpt
 from app.settings import Settings
 from app.tokenizers.tokens import clean_text
 

@@ -199,7 +199,8 @@ class JobStore:
     ) -> bool:
         """An active job ends as `status`; False if it had ended already (a cancel came first)."""
         code, message = error or (None, None)
-        extra, args = "", ()
+        extra = ""
+        args: tuple[int, ...] = ()
         if merges is not None:  # done: the merges it made are the whole of it
             extra, args = ", merges_done = ?, merges_total = ?", (merges, merges)
         return (

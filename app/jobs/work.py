@@ -23,10 +23,10 @@ from pathlib import Path
 
 from app.bpe.model import PATTERNS, BPETokenizer
 from app.bpe.train import OnMerge
-from app.errors import TokenprismError
-from app.jobs.spec import NameTaken, TrainSpec
-from app.tokenizers.files import write_atomically
-from app.tokenizers.user_models import UPLOAD_SUFFIX, USER_MODEL_SUFFIX, name_lock, remove_stale_temps
+from app.errors import NameTaken, TokenprismError
+from app.jobs.spec import TrainSpec
+from app.tokenizers.storage.files import write_atomically
+from app.tokenizers.user.user_models import UPLOAD_SUFFIX, USER_MODEL_SUFFIX, name_lock, remove_stale_temps
 
 Progress = Callable[[int, int], None]
 
@@ -63,7 +63,7 @@ def train_and_save(
     counts); it is called once the name is locked, and the corpus facts are then unknown."""
     path = model_path(folder, spec.name)
     started = time.perf_counter()
-    facts = {"characters": None, "bytes": None, "documents": None}
+    facts: dict[str, int | None] = {"characters": None, "bytes": None, "documents": None}
     if not callable(documents):
         facts = {
             "characters": sum(map(len, documents)),
@@ -76,10 +76,9 @@ def train_and_save(
             raise NameTaken(taken_message(spec.name))
         if phase:
             phase("counting")
-        if callable(documents):
-            documents = documents(PATTERNS[spec.pattern])
+        texts = documents(PATTERNS[spec.pattern]) if callable(documents) else documents
         tokenizer = BPETokenizer.train(
-            documents,
+            texts,
             spec.vocab_size,
             pattern=spec.pattern,
             special_tokens=spec.special_tokens,

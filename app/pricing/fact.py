@@ -19,8 +19,8 @@ class ModelFact:
     input_usd: Decimal | None  # per 1,000,000 tokens
     cached_input_usd: Decimal | None
     output_usd: Decimal | None
-    source: str  # URL of what was read
-    read_on: str  # ISO date it was read
+    source: str | None  # URL of what was read (None: no facts, budget's stand-in for an unlisted model)
+    read_on: str | None  # ISO date it was read
 
     def info(self) -> dict:
         """As GET /api/models lists it; prices as strings of their exact decimals."""

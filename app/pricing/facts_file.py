@@ -76,8 +76,8 @@ def read_facts_file(path: Path) -> dict[str, ModelFact]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise where.fail(line, None, "is not UTF-8 text; save the file as UTF-8") from None
+        bad_line = data[: error.start].count(b"\n") + 1
+        raise where.fail(bad_line, None, "is not UTF-8 text; save the file as UTF-8") from None
     lines = text.removeprefix("\ufeff").splitlines()
     _check_header(where, lines[0] if lines else "")
     rows: dict[str, ModelFact] = {}
@@ -156,7 +156,9 @@ def _row(where: _Where, number: int, line: str) -> ModelFact:
             f"{largest:,} is over the context_window {window:,}; the reply "
             "shares the window with the prompt, so check both figures",
         )
-    prices = [_price(where, number, field, cell[field]) for field in ("input_usd", "cached_input_usd", "output_usd")]
+    input_usd, cached_input_usd, output_usd = (
+        _price(where, number, field, cell[field]) for field in ("input_usd", "cached_input_usd", "output_usd")
+    )
     source = cell["source"]
     if not _URL.fullmatch(source):
         problem = "is missing" if not source else f"{_shown(source)} is not an http(s) URL"
@@ -169,7 +171,7 @@ def _row(where: _Where, number: int, line: str) -> ModelFact:
     except ValueError:
         problem = "is missing" if not read_on else f"{_shown(read_on)} is not a date"
         raise where.fail(number, "read_on", f"{problem}; give the day the source was read as YYYY-MM-DD") from None
-    return ModelFact(model, window, largest, *prices, source, read_on)
+    return ModelFact(model, window, largest, input_usd, cached_input_usd, output_usd, source, read_on)
 
 
 def _tokens(where: _Where, number: int, field: str, value: str) -> int | None:

@@ -22,7 +22,9 @@ def usd(amount: Decimal | None, unknown: str = "-") -> str:
     if amount and abs(amount) < 1:
         places = max(places, SIGNIFICANT - 1 - abs(amount).adjusted())
     rounded = amount.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-    places = max(2, -rounded.normalize().as_tuple().exponent)  # "$0.005", not "$0.00500"
+    exponent = rounded.normalize().as_tuple().exponent
+    assert isinstance(exponent, int)  # finite: a NaN or infinite amount has raised above
+    places = max(2, -exponent)  # "$0.005", not "$0.00500"
     return f"{'-' if rounded < 0 else ''}${abs(rounded):,.{places}f}"
 
 

@@ -28,6 +28,7 @@ import gc
 import time
 from collections.abc import Callable
 from itertools import combinations
+from typing import Any
 
 LENGTHS = (8, 12, 16, 24, 32, 48, 64, 96, 128, 256, 1024, 4096, 16384)
 FLOOR_S = 0.01
@@ -136,11 +137,14 @@ def _first_line(error: BaseException) -> str:
 # -- shapes ---------------------------------------------------------------------------------
 
 
+_Atom = list[Any]  # [text: str, repeated: bool], changed in place when a quantifier follows
+
+
 class _Group:
     def __init__(self, atomic: bool):
         self.atomic = atomic
         self.unbounded = False  # holds an unbounded repeat
-        self.alternatives: list[list[list]] = [[]]  # each a list of atoms: [text, repeated]
+        self.alternatives: list[list[_Atom]] = [[]]  # each a list of atoms
 
 
 def shape_problem(pattern: str) -> str | None:
@@ -165,7 +169,7 @@ def shape_problem(pattern: str) -> str | None:
             i += 1
             quant, i = _quantifier(pattern, i)
             unbounded = quant is not None and quant[0]
-            if unbounded and not group.atomic and not quant[1]:
+            if quant is not None and unbounded and not group.atomic and not quant[1]:
                 if group.unbounded and any(all(atom[1] for atom in alt) for alt in group.alternatives):
                     return "a group repeated without bound holds a repeat without bound (nested quantifiers)"
                 if _overlapping(group.alternatives):
@@ -210,7 +214,7 @@ def _quantifier(pattern: str, i: int) -> tuple[tuple[bool, bool] | None, int]:
     return (unbounded, possessive), i
 
 
-def _overlapping(alternatives: list[list[str]]) -> bool:
+def _overlapping(alternatives: list[list[_Atom]]) -> bool:
     """Whether one alternative is a prefix of another (atom by atom): `q|qq`, `a|a`."""
     if len(alternatives) < 2:
         return False

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
+from types import ModuleType
 
+resource: ModuleType | None
 try:
     import resource
 except ImportError:  # not a POSIX system

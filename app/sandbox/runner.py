@@ -10,7 +10,7 @@ replaced by a fresh one on the next call. Callers run on worker threads (app/web
 in the CLI, never on the event loop: `call` blocks.
 
 `run_inline()` makes this process answer its own requests (`child.handle` under its memory
-bounds), for a process that is itself a limited child (app/tokenizers/upload_check.py).
+bounds), for a process that is itself a limited child (app/tokenizers/user/upload_check.py).
 Left out: sharing children between server processes (each has its own).
 """
 
@@ -50,6 +50,7 @@ class _Child:
             env={**os.environ, "PYTHONHASHSEED": "0"},
             start_new_session=True,
         )
+        assert self.process.stdin is not None and self.process.stdout is not None  # both PIPE
         self.sending = Connection(os.dup(self.process.stdin.fileno()), readable=False)
         self.connection = Connection(os.dup(self.process.stdout.fileno()), writable=False)
         self.process.stdin.close()

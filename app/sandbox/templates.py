@@ -14,7 +14,7 @@ other template errors (undefined operations, sandbox refusals), ("large", why) p
 `limit_chars` of output, ("slow", why) past `budget_s` between two pieces of output,
 ("memory", why) past TEMPLATE_BYTES. A loop that emits nothing is stopped by the caller's
 wall clock (the runner kills the child). Compiled templates are kept (KEPT_TEMPLATES).
-The context (messages, tools, tokens) is plain JSON-like data made by app/chat/template_format.py.
+The context (messages, tools, tokens) is plain JSON-like data made by app/chat/formats/template_format.py.
 Left out: the `{% generation %}` tag (assistant masks).
 """
 
@@ -73,9 +73,10 @@ def _make_environment():
         def fromkeys(self, *args, **kwargs):
             return dict.fromkeys(*args, **kwargs)
 
-    environment = ImmutableSandboxedEnvironment(
-        trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols]
-    )
+    class Environment(ImmutableSandboxedEnvironment):
+        raised = Raised  # what raise_exception raises, for render to catch
+
+    environment = Environment(trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols])
     environment.filters["tojson"] = _tojson
     environment.globals.update(
         raise_exception=raise_exception,
@@ -83,7 +84,6 @@ def _make_environment():
         dict=DictMaker(),
         strftime_now=lambda format: datetime.now().strftime(format),
     )
-    environment.raised = Raised
     return environment
 
 
@@ -123,6 +123,7 @@ def render(source: str, context: dict, limit_chars: int, budget_s: float) -> tup
     template = _compile(source)
     if isinstance(template, tuple):
         return template
+    assert _environment is not None  # _compile made it
     pieces, size = [], 0
     deadline = time.monotonic() + budget_s
     try:

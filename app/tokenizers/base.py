@@ -5,7 +5,7 @@ A backend implements `encode`, `id_to_bytes` and `has_id` (and may override
 count without building what counting does not need, or `decode` to match a reference
 library). Everything the visualizer and the API need (`tokenize`, `tokens_for_ids`,
 id validation) is built here from those, once for all backends. No I/O happens here:
-files are read by `app.tokenizers.files`.
+files are read by `app.tokenizers.storage.files`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ class Tokenizer(ABC):
     name: str
     kind: str
     description: str
-    chat_template = None  # an app.chat.template_format.ChatTemplate when the tokenizer was added with one
+    # an app.chat.formats.template_format.ChatTemplate when the tokenizer was added with one (a class on a
+    # higher floor, so its readers narrow it with isinstance)
+    chat_template: object = None
     chunks_note: str | None = None  # for a tokenizer with no split (chunks is None): what it does instead
 
     @property

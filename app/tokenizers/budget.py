@@ -39,8 +39,16 @@ from dataclasses import dataclass, field
 MB = 1 << 20
 # Bytes per id, about 80% of what each part measured on the built-ins (docs/serving.md, "Scale"):
 # a tokenizer by kind, then the index, its substring tables, its decoded texts, a lineage.
-PER_ID = {"tiktoken": 320, "huggingface": 550, "sentencepiece": 190, "bpe": 240,
-          "index": 16, "tables": 40, "lineage": 10, "sentencepiece-lineage": 260}
+PER_ID = {
+    "tiktoken": 320,
+    "huggingface": 550,
+    "sentencepiece": 190,
+    "bpe": 240,
+    "index": 16,
+    "tables": 40,
+    "lineage": 10,
+    "sentencepiece-lineage": 260,
+}
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -72,7 +80,7 @@ def measure() -> Iterator[Measure]:
         found.grown = max(0, rss() - before)
 
 
-def _malloc_trim() -> Callable[[], object] | None:
+def _malloc_trim() -> Callable[[int], object] | None:
     """glibc's malloc_trim (None elsewhere: musl and macOS have none). Also fixes glibc's mmap
     and trim thresholds at 128 KiB: left dynamic, they grow up to 32 and 64 MB after a large
     block is freed, and a worker thread's heap then keeps that much after every drop
@@ -177,9 +185,10 @@ class Budget:
 
     def _touch(self, key: int) -> None:
         chain = []
-        while key is not None:
-            chain.append(key)
-            key = self._items[key].parent
+        at: int | None = key
+        while at is not None:
+            chain.append(at)
+            at = self._items[at].parent
         for key in reversed(chain):  # the object itself ends up most recent, right after its parents
             self._items.move_to_end(key)
 

@@ -11,11 +11,12 @@ fails with its name and checksum.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
-from app.tokenizers.files import load_tiktoken_ranks, read_verified
-from app.tokenizers.openai_encodings import OPENAI_ENCODINGS
 from app.tokenizers.entry import Entry
+from app.tokenizers.openai_encodings import OPENAI_ENCODINGS
+from app.tokenizers.storage.files import load_tiktoken_ranks, read_verified
 
 MISTRAL_FILE = "mistral-7b-v0.1.model"
 MISTRAL_V3_FILE = "mistral-7b-v0.3.model"
@@ -48,19 +49,53 @@ def builtin_entries(tokenizer_dir: Path) -> list[tuple[Entry, tuple[str, ...]]]:
     """The built-ins in their listing order, each with its aliases; none is built yet."""
     return [
         *(_openai(name, tokenizer_dir) for name in ("gpt2", "cl100k_base", "o200k_base")),
-        (Entry("mistral_v1", "sentencepiece", 32000, MISTRAL_V1_DESCRIPTION,
-               lambda: _sentencepiece("mistral_v1", MISTRAL_V1_DESCRIPTION, MISTRAL_FILE, tokenizer_dir)), ()),
-        (Entry(OWN_BPE_NAME, "bpe", 4096,
-               "tokenprism's own byte-level BPE, 4,096 tokens, trained on Python 3.11 standard library sources",
-               lambda: _own_bpe(tokenizer_dir)), ()),
+        (
+            Entry(
+                "mistral_v1",
+                "sentencepiece",
+                32000,
+                MISTRAL_V1_DESCRIPTION,
+                lambda: _sentencepiece("mistral_v1", MISTRAL_V1_DESCRIPTION, MISTRAL_FILE, tokenizer_dir),
+            ),
+            (),
+        ),
+        (
+            Entry(
+                OWN_BPE_NAME,
+                "bpe",
+                4096,
+                "tokenprism's own byte-level BPE, 4,096 tokens, trained on Python 3.11 standard library sources",
+                lambda: _own_bpe(tokenizer_dir),
+            ),
+            (),
+        ),
         _openai("o200k_harmony", tokenizer_dir),
-        (Entry("mistral_v3", "sentencepiece", 32768, MISTRAL_V3_DESCRIPTION,
-               lambda: _sentencepiece("mistral_v3", MISTRAL_V3_DESCRIPTION, MISTRAL_V3_FILE, tokenizer_dir)), ()),
+        (
+            Entry(
+                "mistral_v3",
+                "sentencepiece",
+                32768,
+                MISTRAL_V3_DESCRIPTION,
+                lambda: _sentencepiece("mistral_v3", MISTRAL_V3_DESCRIPTION, MISTRAL_V3_FILE, tokenizer_dir),
+            ),
+            (),
+        ),
         (Entry("mistral_tekken", "tiktoken", 131072, TEKKEN_DESCRIPTION, lambda: _tekken(tokenizer_dir)), ()),
         (Entry("qwen3_6", "tiktoken", 248077, QWEN3_6_DESCRIPTION, lambda: _qwen(tokenizer_dir)), ()),
         (Entry("deepseek_v4", "huggingface", 129280, DEEPSEEK_V4_DESCRIPTION, lambda: _deepseek(tokenizer_dir)), ()),
-        *((Entry(name, "tiktoken", vocab_size, LLAMA_DESCRIPTIONS[name], lambda name=name: _llama(name, tokenizer_dir)), ())
-          for name, vocab_size in (("llama3", 128256), ("llama4", 202048))),
+        *(
+            (
+                Entry(
+                    name,
+                    "tiktoken",
+                    vocab_size,
+                    LLAMA_DESCRIPTIONS[name],
+                    partial(_llama, name, tokenizer_dir),
+                ),
+                (),
+            )
+            for name, vocab_size in (("llama3", 128256), ("llama4", 202048))
+        ),
     ]
 
 
@@ -98,8 +133,8 @@ def _tekken(tokenizer_dir: Path):
 
 
 def _qwen(tokenizer_dir: Path):
-    from app.tokenizers.openai_encodings import OpenAIEncoding
     from app.backends.qwen_backend import QWEN3_5_PATTERN, QWEN3_5_SPECIALS, QwenTokenizer
+    from app.tokenizers.openai_encodings import OpenAIEncoding
 
     spec = OpenAIEncoding("qwen3_6", QWEN3_6_FILE, QWEN3_5_PATTERN, QWEN3_5_SPECIALS, QWEN3_6_DESCRIPTION)
     return QwenTokenizer(spec, load_tiktoken_ranks(QWEN3_6_FILE, tokenizer_dir))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from itertools import accumulate
+from itertools import accumulate, pairwise
 
 import regex
 
@@ -28,8 +28,7 @@ SENTENCEPIECE_NOTE = (
     "of the text), then picks pieces over the whole text at once."
 )
 NO_PATTERN_NOTE = (
-    'Trained with no split pattern ("none"): the whole text is one chunk, so merges may cross '
-    "spaces and punctuation."
+    'Trained with no split pattern ("none"): the whole text is one chunk, so merges may cross spaces and punctuation.'
 )
 
 
@@ -48,7 +47,7 @@ def of_pattern(pattern: regex.Pattern, text: str, until: float, tokenizer: str) 
 def of_lengths(pieces: list[str], start: int = 0) -> list[Chunk]:
     """Ranges for chunk strings that follow each other from `start`."""
     ends = list(accumulate(map(len, pieces), initial=start))
-    return list(zip(ends, ends[1:]))
+    return list(pairwise(ends))
 
 
 def shifted(chunks: Iterable[Chunk], offset: int) -> list[Chunk]:

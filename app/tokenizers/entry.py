@@ -20,11 +20,18 @@ class Entry:
     vocab_size: int
     description: str
     factory: Callable[[], Tokenizer]
-    version: object = None  # a user file's identity (device, inode, size, mtime): a new value means rebuild
+    version: tuple[int, int, int, int] | None = (
+        None  # a user file's identity (device, inode, size, mtime_ns): a new value means rebuild
+    )
     user: bool = False
     path: Path | None = None  # a user file
     chat_template: bool = False  # it was added with a chat template (the `template` chat format)
 
     def info(self) -> dict:
-        return {"name": self.name, "kind": self.kind, "vocab_size": self.vocab_size, "description": self.description,
-                "models": models.models_for(self.name)}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "vocab_size": self.vocab_size,
+            "description": self.description,
+            "models": models.models_for(self.name),
+        }

@@ -39,8 +39,13 @@ class Model:
         return f"{self.name}*" if self.prefix else self.name
 
     def info(self) -> dict:
-        return {"name": self.name, "prefix": self.prefix, "tokenizer": self.tokenizer,
-                "vendor": self.vendor, "family": self.family}
+        return {
+            "name": self.name,
+            "prefix": self.prefix,
+            "tokenizer": self.tokenizer,
+            "vendor": self.vendor,
+            "family": self.family,
+        }
 
 
 # tiktoken encoding name -> tokenprism tokenizer name (gpt2 and r50k_base are the same ranks)
@@ -217,7 +222,7 @@ def bare(name: str) -> str:
     """`name` in lower case without a known Hub organisation ("meta-llama/Llama-3.3-70B-Instruct"
     -> "llama-3.3-70b-instruct")."""
     lowered = name.lower()
-    return next((lowered[len(org):] for org in HUB_ORGS if lowered.startswith(org)), lowered)
+    return next((lowered[len(org) :] for org in HUB_ORGS if lowered.startswith(org)), lowered)
 
 
 def find(name: str) -> Model | None:

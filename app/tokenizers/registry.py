@@ -36,16 +36,24 @@ from pathlib import Path
 from typing import NoReturn
 
 from app.bpe.model import BPETokenizer
+from app.chat.formats.template_files import from_facts
 from app.chat.render import formats_for
-from app.chat.template_files import from_facts
 from app.errors import InvalidInput, NameTaken, TokenizerFileError, UnknownTokenizer, excerpt
 from app.settings import Settings, get_settings
 from app.tokenizers import budget as memory
-from app.tokenizers import models, uploads
+from app.tokenizers import models
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.builtins import builtin_entries
 from app.tokenizers.entry import Entry
-from app.tokenizers.user_models import NAME_PATTERN, USER_MODEL_SUFFIX, UserModel, UserModels, check_name, identity_of
+from app.tokenizers.user import uploads
+from app.tokenizers.user.user_models import (
+    NAME_PATTERN,
+    USER_MODEL_SUFFIX,
+    UserModel,
+    UserModels,
+    check_name,
+    identity_of,
+)
 
 __all__ = ["NAME_PATTERN", "USER_MODEL_SUFFIX", "Entry", "Registry", "check_name", "default_registry", "get_registry"]
 
@@ -93,11 +101,15 @@ class Registry:
         if target in self._entries or target in self._user():
             return target
         self._refuse_unusable(target)
-        raise UnknownTokenizer(name, self.names(), message=(
-            f"model {excerpt(name)} needs the {model.tokenizer} tokenizer, which tokenprism does not ship; use a model "
-            f"whose tokenizer is available (GET /api/models), a tokenizer from GET /api/tokenizers, "
-            f"or add a {model.tokenizer} file of your own (POST /api/tokenizers)"
-        ))
+        raise UnknownTokenizer(
+            name,
+            self.names(),
+            message=(
+                f"model {excerpt(name)} needs the {model.tokenizer} tokenizer, which tokenprism does not ship; use a model "
+                f"whose tokenizer is available (GET /api/models), a tokenizer from GET /api/tokenizers, "
+                f"or add a {model.tokenizer} file of your own (POST /api/tokenizers)"
+            ),
+        )
 
     def has(self, name: str) -> bool:
         """Whether `name` is a usable tokenizer name or alias (model names are not looked up)."""
@@ -161,7 +173,7 @@ class Registry:
         """Whether `get(name)` would answer from the cache (no file to read, nothing to build)."""
         name = self._aliases.get(name, name)
         entry = self._entries.get(name) or self._user_entries.get(name)
-        if entry is not None and entry.user and identity_of(entry.path) != entry.version:
+        if entry is not None and entry.user and _file_changed(entry):
             return False  # the file changed: get() reloads it
         return name in self._built and self._built[name][0] == getattr(entry, "version", None)
 
@@ -219,8 +231,9 @@ class Registry:
     def _current_user_entry(self, name: str) -> Entry:
         """The entry of user file `name`, listed again if the file changed since it was listed."""
         entry = self._user_entries.get(name)
-        if entry is None or identity_of(entry.path) != entry.version:
-            self._user_models.forget()
+        if entry is None or _file_changed(entry):
+            if self._user_models is not None:
+                self._user_models.forget()
             entry = self._user().get(name) or self._missing(name)
         return entry
 
@@ -238,7 +251,7 @@ class Registry:
 
     def recent_user_entries(self, limit: int) -> list[Entry]:
         """The `limit` user tokenizers whose files changed last, newest first."""
-        newest = sorted(self._user().values(), key=lambda entry: (entry.version[3], entry.name), reverse=True)
+        newest = sorted(self._user().values(), key=lambda entry: (_mtime(entry), entry.name), reverse=True)
         return newest[:limit]
 
     def search(self, query: str, limit: int) -> list[Entry]:
@@ -265,21 +278,41 @@ class Registry:
         return list(found.values())[:limit]
 
 
+def _file_changed(entry: Entry) -> bool:
+    """Whether a user entry's file is no longer the one it was listed from."""
+    return entry.path is None or identity_of(entry.path) != entry.version
+
+
+def _mtime(entry: Entry) -> int:
+    assert entry.version is not None  # a user entry's: its file's identity
+    return entry.version[3]
+
+
 def _user_entry(model: UserModel) -> Entry:
     def build() -> Tokenizer:
         if model.added:  # NAME.tokenizer, checked when it was added (uploads.py)
             facts, data = uploads.read_stored(model.path)
-            tokenizer = uploads.build(facts.kind, data, model.name, facts.description, facts.pattern,
-                                      facts.special_tokens)
+            tokenizer = uploads.build(
+                facts.kind, data, model.name, facts.description, facts.pattern, facts.special_tokens
+            )
             if facts.chat_template is not None:
                 tokenizer.chat_template = from_facts(facts.chat_template)
             return tokenizer
         return BPETokenizer.load(model.path, name=model.name)
 
     header = model.header
-    return Entry(model.name, model.kind, header.vocab_size, header.description, build,
-                 version=model.identity, user=True, path=model.path,
-                 chat_template=getattr(model.facts, "chat_template", None) is not None)
+    assert header is not None  # listed entries are of usable files, which have a header
+    return Entry(
+        model.name,
+        model.kind,
+        header.vocab_size,
+        header.description,
+        build,
+        version=model.identity,
+        user=True,
+        path=model.path,
+        chat_template=getattr(model.facts, "chat_template", None) is not None,
+    )
 
 
 def default_registry(settings: Settings) -> Registry:

@@ -13,9 +13,9 @@ import codecs
 import json
 import re
 import threading
+from dataclasses import dataclass
 from itertools import accumulate, repeat
 from operator import le
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import regex
@@ -91,7 +91,7 @@ def char_ranges(pieces: list[bytes]) -> list[tuple[int, int]]:
     """
     if b"".join(pieces).isascii():  # one character per byte: the ranges are running sums
         ends = list(accumulate(map(len, pieces)))
-        return list(zip([0, *ends[:-1]], ends)) if ends else []
+        return list(zip([0, *ends[:-1]], ends, strict=True)) if ends else []
     ranges = []
     chars_started = 0
     for piece in pieces:
@@ -140,7 +140,8 @@ _RECORDING_REPLACE = "tokenprism-recording-replace"
 _bad_spans = threading.local()
 
 
-def _record_and_replace(error: UnicodeDecodeError) -> tuple[str, int]:
+def _record_and_replace(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)  # registered for decoding only
     _bad_spans.spans.append((error.start, error.end))
     return "\ufffd", error.end
 
@@ -148,12 +149,19 @@ def _record_and_replace(error: UnicodeDecodeError) -> tuple[str, int]:
 codecs.register_error(_RECORDING_REPLACE, _record_and_replace)
 
 
-def make_tokens(ids: list[int], pieces: list[bytes], ranges: list[tuple[int, int]], special_ids=frozenset()) -> list[Token]:
+def make_tokens(
+    ids: list[int], pieces: list[bytes], ranges: list[tuple[int, int]], special_ids=frozenset()
+) -> list[Token]:
     if len(ids) != len(pieces) or len(ids) != len(ranges):
         raise ValueError(f"{len(ids)} ids, {len(pieces)} pieces and {len(ranges)} ranges do not line up")
     flags = map(special_ids.__contains__, ids) if special_ids else repeat(False)
-    # tuple.__new__ over rows builds each Token in C (Token._make is a Python call per token)
-    return list(map(tuple.__new__, repeat(Token), zip(ids, pieces, *zip(*ranges), flags))) if ids else []
+    # tuple.__new__ over rows builds each Token in C (Token._make is a Python call per token);
+    # not strict: `flags` may be an endless repeat(False)
+    return (
+        list(map(tuple.__new__, repeat(Token), zip(ids, pieces, *zip(*ranges, strict=True), flags, strict=False)))
+        if ids
+        else []
+    )
 
 
 def segments(tokens: list[Token], text: str | None = None) -> list[Segment]:
@@ -183,7 +191,7 @@ def _overlapping(tokens: list[Token]) -> list[Segment]:
     starts = [t.start for t in tokens]
     ends = [t.end for t in tokens]
     if all(map(le, ends, starts[1:])):  # no token reaches into the next (the usual case): one segment each
-        return list(map(tuple.__new__, repeat(Segment), zip(starts, ends, zip(tokens))))
+        return list(map(tuple.__new__, repeat(Segment), zip(starts, ends, zip(tokens), strict=True)))
     result: list[Segment] = []
     group: list[Token] = []
     group_start = group_end = 0
@@ -293,4 +301,3 @@ def _refuse_nesting(raw: str) -> None:
             depth -= 1
             if depth == 0:
                 return  # the top-level array is closed; json.loads names anything after it
-

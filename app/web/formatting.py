@@ -3,7 +3,7 @@
 `num` (number.py) writes whole numbers with thousands separators (44,895), the same on every page.
 `visible` shows a user's text (a name, a role, a query, a notice) the way token text is
 shown: escaped, with control, zero-width and bidi characters as visible `\\u202e`-style
-escapes (tokenview.render_text), so a right-to-left override cannot reorder the page.
+escapes (text_escapes.render_text), so a right-to-left override cannot reorder the page.
 `usd` and `percent` (app/pricing/money.py, the one money formatter) show a budget's exact sums
 and context share rounded for reading. `install_filters` registers them all on the templates,
 and the global `chat_format_names` (the chat formats' names, from app/chat/render.py).
@@ -16,7 +16,7 @@ from fastapi.templating import Jinja2Templates
 from app.chat.render import FORMATS
 from app.pricing.money import percent, usd
 from app.web.number import num
-from app.web.tokenview import render_text
+from app.web.text_escapes import render_text
 
 
 def install_filters(templates: Jinja2Templates) -> None:

@@ -8,7 +8,7 @@ client that hangs up cannot make more work run at once than there are threads; a
 request whose client hung up while it waited is dropped when its turn comes (uvicorn does
 not cancel it), so a burst of abandoned requests does not delay the ones that follow.
 
-The event loop runs no tokenizer work but the counting of small texts (`api.INLINE_CHARS`,
+The event loop runs no tokenizer work but the counting of small texts (`api/count.py:INLINE_CHARS`,
 ~0.1 ms, cheaper than a hand-over), so `/healthz` and static files answer while every
 thread is busy. Left out: priorities and per-client fairness.
 """
@@ -101,7 +101,8 @@ class WorkPool:
                 waiter.cancel()
             if waiter in self._waiters:
                 self._waiters.remove(waiter)
-            if asyncio.current_task().cancelling():
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():  # a task always runs this
                 raise
             raise self._busy(f"no worker was free within {self.wait_s:g} s") from None
 

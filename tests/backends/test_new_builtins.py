@@ -20,8 +20,8 @@ from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
 from app.backends.nfc import JOINS_BACK, nfc_pieces, rewritten_segments
-from app.tokenizers.files import read_manifest
 from app.tokenizers.openai_encodings import OPENAI_ENCODINGS
+from app.tokenizers.storage.files import read_manifest
 from app.tokenizers.tokens import segments
 from tests.reference import (
     TOKENIZER_DIR,

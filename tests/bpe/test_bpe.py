@@ -22,8 +22,8 @@ from app.bpe import default_model
 from app.bpe import model_file as bpe_file
 from app.bpe.model import BPETokenizer, read_header
 from app.errors import InvalidInput, TokenizerFileError
-from app.tokenizers.files import load_tiktoken_ranks, read_verified
 from app.tokenizers.openai_encodings import CL100K_PATTERN, ENDOFTEXT, O200K_PATTERN, OPENAI_ENCODINGS
+from app.tokenizers.storage.files import load_tiktoken_ranks, read_verified
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 CL100K_SPECIALS = OPENAI_ENCODINGS["cl100k_base"].special_tokens
@@ -416,3 +416,10 @@ def test_random_corpus_shape_does_not_matter_for_saving(tmp_path):
         loaded = BPETokenizer.loads(model.dumps(), "r.bpe")
         assert loaded.encode(text) == model.encode(text) and loaded.decode(model.encode(text)) == text
     assert bpe_file.MAGIC == "tokenprism-bpe"
+
+
+def test_custom_pattern_without_its_regex_says_so():
+    """A model named with the custom split pattern but given no regex is refused for that,
+    not run through the pattern sandbox as the regex None (which blamed the engine)."""
+    with pytest.raises(InvalidInput, match="no pattern_regex was given"):
+        BPETokenizer({}, pattern_name="custom")

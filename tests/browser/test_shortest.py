@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from app.tokenizers.shortest import shortest
+from app.tokenizers.lecture.shortest import shortest
 
 from .helpers import drawn_ids, open_playground, query
 

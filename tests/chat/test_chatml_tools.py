@@ -1,4 +1,4 @@
-"""chatml with tools (app/chat/chatml_format.py): the count of every published request equals
+"""chatml with tools (app/chat/formats/chatml_format.py): the count of every published request equals
 the prompt tokens OpenAI's API reported for it (tests/chat/chatml_tool_cases.json names the
 sources), the parts add up, the tools API's calls and results count as the legacy rule does,
 and a text chat renders as before."""
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.chat.chatml_format import CHATML
-from app.chat.chatml_functions import namespace_text
+from app.chat.formats.chatml_format import CHATML
+from app.chat.formats.chatml_functions import namespace_text
 from app.chat.messages import ChatMessage, Tool, ToolCall
 from app.chat.render import render
 from app.errors import InvalidInput

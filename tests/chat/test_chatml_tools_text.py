@@ -1,4 +1,4 @@
-"""The tools' definitions text of chatml (app/chat/chatml_functions.py): every type the rule
+"""The tools' definitions text of chatml (app/chat/formats/chatml_functions.py): every type the rule
 writes, JavaScript's spelling of values and order of keys, and any JSON schema at all
 written without an error."""
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.chat.chatml_functions import js_json, js_number, js_string, namespace_text
+from app.chat.formats.chatml_functions import js_json, js_number, js_string, namespace_text
 from app.chat.messages import Tool
 
 EVERY_TYPE = {

@@ -1,4 +1,4 @@
-"""The harmony format with function tools, calls and results (app/chat/harmony_format.py):
+"""The harmony format with function tools, calls and results (app/chat/formats/harmony_format.py):
 ids equal openai-harmony's `render_conversation_for_completion(conversation, Role.ASSISTANT)`
 on chats and JSON schemas generated here (every schema feature the library renders: types,
 enums, nested objects, arrays, type lists, oneOf, nullable, titles, examples, defaults of
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.chat.harmony_format import HARMONY
-from app.chat.harmony_schema import tools_section
+from app.chat.formats.harmony_format import HARMONY
+from app.chat.formats.harmony_schema import tools_section
 from app.chat.messages import ChatMessage, Tool, ToolCall
 from app.errors import InvalidInput
 from tests.reference import harmony_reference
@@ -133,7 +133,7 @@ def chats(draw, tools):
 
 
 def harmony_ids(messages, tools) -> list[int]:
-    """openai-harmony's ids for our chat, mapped as app/chat/harmony_format.py documents: the
+    """openai-harmony's ids for our chat, mapped as app/chat/formats/harmony_format.py documents: the
     first developer message takes the tools, else a developer message of its own after the
     leading system messages; calls on commentary to functions.NAME; results from functions.NAME."""
     from openai_harmony import Author, Conversation, DeveloperContent, Message, Role, ToolDescription

@@ -1,4 +1,4 @@
-"""The `llama3` and `llama4` chat formats (app/chat/llama_format.py) against llama-models'
+"""The `llama3` and `llama4` chat formats (app/chat/formats/llama_format.py) against llama-models'
 `ChatFormat(tokenizer).encode_dialog_prompt(messages).tokens` (tests/reference.py), on
 conversations generated here: any order of system, user and assistant messages, empty and
 Unicode content, special-token strings typed as text, long whitespace."""

@@ -1,4 +1,4 @@
-"""The `mistral` chat format (app/chat/mistral_format.py) against mistral-common's
+"""The `mistral` chat format (app/chat/formats/mistral_format.py) against mistral-common's
 `encode_chat_completion`, on conversations generated here: mostly orders Mistral takes
 (system prompts anywhere before the answer, merged turns, empty and Unicode content,
 special-token strings, spaces at the ends) and random orders it refuses. Either both refuse

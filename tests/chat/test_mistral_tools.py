@@ -1,4 +1,4 @@
-"""The `mistral` format's tools (app/chat/mistral_format.py, app/chat/mistral_tools.py) against
+"""The `mistral` format's tools (app/chat/formats/mistral_format.py, app/chat/formats/mistral_tools.py) against
 mistral-common's `encode_chat_completion(ChatCompletionRequest.from_openai(messages, tools))`,
 on chats generated here: definitions, assistant tool calls and tool results in the orders
 Mistral takes, and broken ones (wrong ids, names, orders, schemas). Either both refuse or the
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.chat.formats.mistral_format import MISTRAL
 from app.chat.messages import ChatMessage, Tool, ToolCall
-from app.chat.mistral_format import MISTRAL
 from app.chat.render import render
 from app.errors import InvalidInput
 from tests.reference import mistral_chat_reference

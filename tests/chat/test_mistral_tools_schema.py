@@ -1,4 +1,4 @@
-"""Our Draft 7 schema check (app/chat/mistral_tools.py `schema_problem`) against the one
+"""Our Draft 7 schema check (app/chat/formats/mistral_tools.py `schema_problem`) against the one
 mistral-common calls, jsonschema's `Draft7Validator.check_schema` (with its format checker:
 "regex"), on schema-like values generated here: each keyword with values of every JSON
 kind, nested. Both accept or both refuse."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.chat.mistral_tools import RULES, schema_problem
+from app.chat.formats.mistral_tools import RULES, schema_problem
 
 KEYWORDS = [*sorted(RULES), "default", "const", "x-extra", "$defs"]
 leaves = (

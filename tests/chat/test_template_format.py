@@ -1,4 +1,4 @@
-"""The `template` chat format (app/chat/template_format.py) against `transformers`'
+"""The `template` chat format (app/chat/formats/template_format.py) against `transformers`'
 `apply_chat_template(messages, add_generation_prompt=True)` (text, and ids with
 tokenize=True) over deepseek_v4's tokenizer.json, for templates written here in the styles
 of Llama 3, Zephyr, Gemma and ChatML / Qwen 2.5, on generated conversations; and hostile
@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.chat.formats.template_format import ChatTemplate, check_template, render_text
 from app.chat.messages import ChatMessage
 from app.chat.render import Rendered, render
-from app.chat.template_format import ChatTemplate, check_template, render_text
 from app.errors import InvalidInput
 
 BOS, EOS = "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"

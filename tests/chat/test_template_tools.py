@@ -1,4 +1,4 @@
-"""The `template` format with tools (app/chat/template_format.py, app/chat/template_parts.py)
+"""The `template` format with tools (app/chat/formats/template_format.py, app/chat/formats/template_parts.py)
 against `transformers`' `apply_chat_template(messages, tools=tools, add_generation_prompt=True)`
 (text, and ids with tokenize=True), for templates written here in the styles of Llama 3.1 and
 Qwen 2.5 and a file with a named `tool_use` template, on generated chats with tools, calls and
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from app.backends.huggingface_backend import HuggingFaceTokenizer
-from app.chat import template_parts
+from app.chat.formats import template_parts
+from app.chat.formats.template_format import ChatTemplate
 from app.chat.render import render
-from app.chat.template_format import ChatTemplate
 from app.chat.tools import chat_message, parse_tools
 from app.errors import InvalidInput
 from tests.chat.template_tools_cases import (

@@ -1,4 +1,4 @@
-"""Reading a user's chat template file (app/chat/template_files.py) without a server: which
+"""Reading a user's chat template file (app/chat/formats/template_files.py) without a server: which
 shape a file is (a bare Jinja template starts with `{{` or `{%` as often as a JSON config
 starts with `{`), the refusals and their messages, and a rendered chat's per-message counts
 when the template drops a message."""
@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from app.chat import template_files
+from app.chat.formats import template_files
+from app.chat.formats.template_format import ChatTemplate
 from app.chat.messages import ChatMessage
 from app.chat.render import render
-from app.chat.template_format import ChatTemplate
 from app.errors import InvalidInput
 from tests.chat.test_template_format import BOS, EOS, STYLES
 

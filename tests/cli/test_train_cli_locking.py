@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.bpe.model import BPETokenizer
-from app.tokenizers.files import write_atomically
+from app.tokenizers.storage.files import write_atomically
 from tests.reference import stdlib_texts
 
 SCRIPT = Path(sys.executable).with_name("tokenprism")

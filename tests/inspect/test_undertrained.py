@@ -9,7 +9,7 @@ import re
 import pytest
 
 from app.inspect import undertrained
-from app.tokenizers.files import read_manifest
+from app.tokenizers.storage.files import read_manifest
 from tests.reference import TOKENIZER_DIR
 
 _ESCAPE = re.compile(r"\\(r|n|t|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2})")

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from app.bpe.model import PATTERNS, BPETokenizer
-from app.errors import TokenprismError
+from app.errors import NameTaken, TokenprismError
 from app.jobs import JobRunner, JobsBusy, TrainSpec
-from app.jobs.spec import NameTaken
 from tests.bpe.test_bpe_vs_naive import naive_train
 from tests.reference import stdlib_texts
 

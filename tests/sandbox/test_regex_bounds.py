@@ -24,8 +24,8 @@ from app.inspect import search
 from app.inspect.cache import inspected
 from app.sandbox import backtrack, runner
 from app.settings import REPO_ROOT, Settings
-from app.tokenizers import uploads
 from app.tokenizers.registry import default_registry
+from app.tokenizers.user import uploads
 
 HUGE = "(?:(?:a{1000}){1000}){1000}"  # the pattern: 23 GB when compiled in the server
 LARGE = "(?:a{1000}){1000}"  # ~270 MB to compile: over the sandbox's bound, harmless if compiled here

@@ -81,7 +81,7 @@ def test_forget_drops_the_object_and_its_children_and_gives_memory_back(made):
 
 
 def test_keeping_again_updates_the_cost(made):
-    budget, keep, _, _ = made
+    budget, _keep, _, _ = made
     thing = Thing("t")
     budget.keep(thing, 10)
     budget.keep(thing, 25)

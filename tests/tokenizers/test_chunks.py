@@ -13,9 +13,10 @@ import unicodedata
 
 import pytest
 import regex
-import tokenizers
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+import tokenizers
 from app.backends.huggingface_backend import HuggingFaceTokenizer
 from app.backends.llama_backend import LLAMA3_PATTERN
 from app.backends.qwen_backend import QWEN3_5_PATTERN
@@ -34,12 +35,25 @@ SAMPLES = [
     "a<|endoftext|>b <|im_start|>user [INST] <s></s> <think>",
     "",
 ]
-SCRIPTS = [(0x20, 0x7E), (0xA0, 0x24F), (0x300, 0x36F), (0x370, 0x4FF), (0x900, 0x97F), (0xE00, 0xE7F),
-           (0x3000, 0x30FF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3), (0x1F300, 0x1FAFF), (0x200B, 0x200F)]
+SCRIPTS = [
+    (0x20, 0x7E),
+    (0xA0, 0x24F),
+    (0x300, 0x36F),
+    (0x370, 0x4FF),
+    (0x900, 0x97F),
+    (0xE00, 0xE7F),
+    (0x3000, 0x30FF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7A3),
+    (0x1F300, 0x1FAFF),
+    (0x200B, 0x200F),
+]
 texts = st.lists(
     st.one_of(
-        *[st.text(st.characters(min_codepoint=lo, max_codepoint=hi, blacklist_categories=("Cs",)), max_size=10)
-          for lo, hi in SCRIPTS],
+        *[
+            st.text(st.characters(min_codepoint=lo, max_codepoint=hi, blacklist_categories=("Cs",)), max_size=10)
+            for lo, hi in SCRIPTS
+        ],
         st.sampled_from([" ", "  ", "\n", "\r\n", "\t", "'s", "'LL", "<|endoftext|>", "123456", "▁"]),
     ),
     max_size=20,
@@ -69,14 +83,18 @@ def _tekken_pattern() -> str:
 
 def _regex_cases(registry):
     """(tokenizer, its pattern as published, the text the pattern runs on) for each regex kind."""
-    cases = [(registry.get(name), OPENAI_ENCODINGS[name].pattern, None) for name in ("gpt2", "cl100k_base", "o200k_base")]
-    cases += [(registry.get("o200k_harmony"), OPENAI_ENCODINGS["o200k_base"].pattern, None),
-              (registry.get("llama3"), LLAMA3_PATTERN, None),
-              (registry.get("llama4"), OPENAI_ENCODINGS["o200k_base"].pattern, None),
-              (registry.get("qwen3_6"), QWEN3_5_PATTERN, "NFC"),
-              (registry.get("mistral_tekken"), _tekken_pattern(), None),
-              (registry.get("tokenprism_4k"), OPENAI_ENCODINGS["cl100k_base"].pattern, None),
-              (_own_custom(), CUSTOM, None)]
+    cases = [
+        (registry.get(name), OPENAI_ENCODINGS[name].pattern, None) for name in ("gpt2", "cl100k_base", "o200k_base")
+    ]
+    cases += [
+        (registry.get("o200k_harmony"), OPENAI_ENCODINGS["o200k_base"].pattern, None),
+        (registry.get("llama3"), LLAMA3_PATTERN, None),
+        (registry.get("llama4"), OPENAI_ENCODINGS["o200k_base"].pattern, None),
+        (registry.get("qwen3_6"), QWEN3_5_PATTERN, "NFC"),
+        (registry.get("mistral_tekken"), _tekken_pattern(), None),
+        (registry.get("tokenprism_4k"), OPENAI_ENCODINGS["cl100k_base"].pattern, None),
+        (_own_custom(), CUSTOM, None),
+    ]
     return cases
 
 
@@ -114,8 +132,10 @@ def _hf_files():
 
 @pytest.fixture(scope="module")
 def hf_pairs():
-    return [(HuggingFaceTokenizer(name, "test", text.encode()), tokenizers.Tokenizer.from_str(text))
-            for name, text in _hf_files().items()]
+    return [
+        (HuggingFaceTokenizer(name, "test", text.encode()), tokenizers.Tokenizer.from_str(text))
+        for name, text in _hf_files().items()
+    ]
 
 
 def _check_hf(pairs, text):
@@ -131,7 +151,7 @@ def _check_hf(pairs, text):
 
 
 def test_huggingface_chunks_equal_the_pre_tokenizer_on_samples(hf_pairs):
-    for text in SAMPLES[:4] + ["plain words only", "  two  spaces "]:
+    for text in [*SAMPLES[:4], "plain words only", "  two  spaces "]:
         _check_hf(hf_pairs, text)
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from app.errors import TokenprismError
-from app.tokenizers import uploads
-from app.tokenizers.user_models import name_lock
+from app.tokenizers.user import uploads
+from app.tokenizers.user.user_models import name_lock
 from tests.reference import TOKENIZER_DIR
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from app.local_server import start_server, stop_server
 from app.settings import Settings
-from app.tokenizers import uploads
+from app.tokenizers.user import uploads
 from tests.reference import TOKENIZER_DIR
 
 BUDGET_MB = 150
@@ -42,8 +42,16 @@ def server(tmp_path_factory):
 def test_removing_a_large_added_tokenizer_gives_its_memory_back(server):
     pid, http, data_dir = server
     ranks = gzip.decompress((TOKENIZER_DIR / "o200k_base.tiktoken.gz").read_bytes())
-    facts = uploads.Facts(kind="tiktoken", vocab_size=199998, description="big", sha256="0" * 64, size=len(ranks),
-                          source_name="o200k.tiktoken", added="2026-01-01T00:00:00+00:00", pattern="o200k")
+    facts = uploads.Facts(
+        kind="tiktoken",
+        vocab_size=199998,
+        description="big",
+        sha256="0" * 64,
+        size=len(ranks),
+        source_name="o200k.tiktoken",
+        added="2026-01-01T00:00:00+00:00",
+        pattern="o200k",
+    )
     uploads.store(Settings(data_dir=data_dir).user_tokenizer_dir, "big", facts, ranks)
     before = rss(pid)
     assert http.post("/api/tokenize", json={"tokenizer": "big", "text": "hello world"}).status_code == 200

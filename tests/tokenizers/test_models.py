@@ -39,10 +39,26 @@ def our_name(encoding: str) -> str:
 
 EXAMPLES = [
     *tiktoken.model.MODEL_TO_ENCODING,
-    "gpt-4o-2024-08-06", "gpt-4o-mini", "chatgpt-4o-latest", "gpt-4-0314", "gpt-4-32k", "gpt-3.5-turbo-0125",
-    "gpt-35-turbo-16k", "o1-preview", "o3-mini", "o4-mini-2025-04-16", "gpt-4.1-nano", "gpt-4.5-preview",
-    "gpt-5-mini", "gpt-5.1", "gpt-oss-120b", "ft:gpt-4o-mini-2024-07-18:org::abc", "ft:gpt-4:org:x:1",
-    "ft:gpt-3.5-turbo-0613:org::y", "ft:davinci-002:org::z", "ft:babbage-002:org::w",
+    "gpt-4o-2024-08-06",
+    "gpt-4o-mini",
+    "chatgpt-4o-latest",
+    "gpt-4-0314",
+    "gpt-4-32k",
+    "gpt-3.5-turbo-0125",
+    "gpt-35-turbo-16k",
+    "o1-preview",
+    "o3-mini",
+    "o4-mini-2025-04-16",
+    "gpt-4.1-nano",
+    "gpt-4.5-preview",
+    "gpt-5-mini",
+    "gpt-5.1",
+    "gpt-oss-120b",
+    "ft:gpt-4o-mini-2024-07-18:org::abc",
+    "ft:gpt-4:org:x:1",
+    "ft:gpt-3.5-turbo-0613:org::y",
+    "ft:davinci-002:org::z",
+    "ft:babbage-002:org::w",
 ]
 
 
@@ -125,7 +141,9 @@ def test_models_for_lists_exact_names_then_prefixes():
 def fake_registry(*names: str) -> Registry:
     registry = Registry()
     for name in names:
-        registry.register(Entry(name, "bpe", 256, f"fake {name}", lambda: None), aliases=("r50k_base",) if name == "gpt2" else ())
+        registry.register(
+            Entry(name, "bpe", 256, f"fake {name}", lambda: None), aliases=("r50k_base",) if name == "gpt2" else ()
+        )
     return registry
 
 
@@ -198,8 +216,9 @@ def test_cli_takes_model_names(tmp_path):
     result = run_cli("encode", "-t", "gpt-4o-2024-08-06", "-", data_dir=tmp_path, stdin=text.encode())
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == reference_ids("o200k_base", text)
-    table = run_cli("count", "-t", "gpt-4", "-t", "cl100k_base", "-t", "gpt2", "--json", "-", data_dir=tmp_path,
-                    stdin=text.encode())
+    table = run_cli(
+        "count", "-t", "gpt-4", "-t", "cl100k_base", "-t", "gpt2", "--json", "-", data_dir=tmp_path, stdin=text.encode()
+    )
     assert table.returncode == 0, table.stderr
     counts = json.loads(table.stdout)["total"]
     assert list(counts) == ["cl100k_base", "gpt2"]  # gpt-4 and cl100k_base are one tokenizer

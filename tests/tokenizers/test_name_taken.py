@@ -69,21 +69,27 @@ def test_web_paths_refuse_a_model_name(client, data, name):
     upload = client.post("/api/tokenizers", files={"file": ("x.bpe", BPE.read_bytes())}, data={"name": name})
     assert upload.status_code == 409 and upload.json()["error"]["code"] == "name_taken"
     assert upload.json()["error"]["message"].startswith(TAKEN[name])
-    page = client.post("/tokenizers", files={"file": ("x.bpe", BPE.read_bytes())}, data={"name": name},
-                       follow_redirects=False)
+    page = client.post(
+        "/tokenizers", files={"file": ("x.bpe", BPE.read_bytes())}, data={"name": name}, follow_redirects=False
+    )
     assert page.status_code == 409 and TAKEN[name] in page.text
     train = client.post("/api/train", json={"name": name, "text": "the cat sat", "vocab_size": 260})
     assert train.status_code == 409 and train.json()["error"]["message"].startswith(TAKEN[name])
-    train_page = client.post("/train", data={"name": name, "text": "the cat sat", "vocab_size": "260"},
-                             files={"files": ("c.txt", b"the cat sat on the mat")}, follow_redirects=False)
+    train_page = client.post(
+        "/train",
+        data={"name": name, "text": "the cat sat", "vocab_size": "260"},
+        files={"files": ("c.txt", b"the cat sat on the mat")},
+        follow_redirects=False,
+    )
     assert train_page.status_code == 409 and TAKEN[name] in train_page.text
     assert stored(data) == []
 
 
 def run_cli(*args: str, data: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "TOKENPRISM_DATA_DIR": str(data)}
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=REPO_ROOT, capture_output=True, env=env,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args], cwd=REPO_ROOT, capture_output=True, env=env, timeout=120
+    )
 
 
 def test_cli_add_and_train_refuse_a_model_name(data, tmp_path):

@@ -10,8 +10,8 @@ import pytest
 
 from app.errors import TokenizerFileError
 from app.settings import REPO_ROOT
-from app.tokenizers.files import MANIFEST_NAME, read_manifest, read_verified
-from app.tokenizers.package_files import PACKAGE_FILES, copy_all
+from app.tokenizers.storage.files import MANIFEST_NAME, read_manifest, read_verified
+from app.tokenizers.storage.package_files import PACKAGE_FILES, copy_all
 
 TOKENIZER_DIR = REPO_ROOT / "tokenizers"
 

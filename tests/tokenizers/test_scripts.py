@@ -1,4 +1,4 @@
-"""Cost by script (app/tokenizers/scripts.py): labels, the token rule, exact sums, and /api/compare's by_script."""
+"""Cost by script (app/tokenizers/lecture/scripts.py): labels, the token rule, exact sums, and /api/compare's by_script."""
 
 from __future__ import annotations
 
@@ -7,19 +7,45 @@ import random
 import httpx
 import pytest
 
-from app.tokenizers import scripts
+from app.tokenizers.lecture import scripts
 from tests.reference import BUILTIN_NAMES
 
-MIXED = ("Hello, world! 안녕하세요 세계. Привет, мир. Γειά σου. שלום. مرحبا. नमस्ते दुनिया. 你好世界 こんにちは カタカナ "
-         "สวัสดี 🦜👍🏽 e\u0301 42 𐎠")
+MIXED = (
+    "Hello, world! 안녕하세요 세계. Привет, мир. Γειά σου. שלום. مرحبا. नमस्ते दुनिया. 你好世界 こんにちは カタカナ "
+    "สวัสดี 🦜👍🏽 e\u0301 42 𐎠"
+)
 
 
 def test_labels_of_each_script():
     text = "aé1 안ひカ漢🦜👍🏽 Пα שم न ไ 𐎠 e\u0301"
     assert scripts.labels(text) == [
-        "Latin", "Latin", "Common", "Common", "Hangul", "Hiragana/Katakana", "Hiragana/Katakana", "Han",
-        "Emoji", "Emoji", "Emoji", "Common", "Cyrillic", "Greek", "Common", "Hebrew", "Arabic", "Common",
-        "Devanagari", "Common", "Thai", "Common", "Other", "Common", "Latin", "Latin"]  # e + U+0301: both Latin
+        "Latin",
+        "Latin",
+        "Common",
+        "Common",
+        "Hangul",
+        "Hiragana/Katakana",
+        "Hiragana/Katakana",
+        "Han",
+        "Emoji",
+        "Emoji",
+        "Emoji",
+        "Common",
+        "Cyrillic",
+        "Greek",
+        "Common",
+        "Hebrew",
+        "Arabic",
+        "Common",
+        "Devanagari",
+        "Common",
+        "Thai",
+        "Common",
+        "Other",
+        "Common",
+        "Latin",
+        "Latin",
+    ]  # e + U+0301: both Latin
 
 
 def test_token_rule():
@@ -51,8 +77,14 @@ def test_korean_and_english_by_hand(registry):
     tokenizer = registry.get("cl100k_base")
     ids = tokenizer.encode(text)
     assert [tokenizer.token_bytes([i])[0] for i in ids] == [
-        "안".encode()[:2], "안".encode()[2:], "녕".encode()[:2], "녕".encode()[2:], "하세요".encode(), b" hello",
-        b" world"]
+        "안".encode()[:2],
+        "안".encode()[2:],
+        "녕".encode()[:2],
+        "녕".encode()[2:],
+        "하세요".encode(),
+        b" hello",
+        b" world",
+    ]
     rows = {row["script"]: row for row in scripts.by_script(text, {"c": scripts.token_ranges(tokenizer, text, ids)})}
     assert rows["Hangul"]["characters"] == 5 and rows["Hangul"]["tokens"] == {"c": 5}
     assert rows["Hangul"]["tokens_per_character"] == {"c": 1.0}
@@ -65,20 +97,27 @@ def test_tally_adds_texts():
     tally = scripts.ScriptTally(["a"])
     tally.add("ab", {"a": [(0, 2)]})
     tally.add("안", {"a": [(0, 1), (0, 1)]})
-    assert [(r["script"], r["characters"], r["tokens"]["a"]) for r in tally.rows()] == [("Latin", 2, 1), ("Hangul", 1, 2)]
+    assert [(r["script"], r["characters"], r["tokens"]["a"]) for r in tally.rows()] == [
+        ("Latin", 2, 1),
+        ("Hangul", 1, 2),
+    ]
 
 
 def test_api_compare_by_script_over_http(live_server):
     text = "안녕하세요 hello world"
-    response = httpx.post(f"{live_server}/api/compare", json={"text": text, "tokenizers": ["cl100k_base", "gpt2"]},
-                          timeout=60)
+    response = httpx.post(
+        f"{live_server}/api/compare", json={"text": text, "tokenizers": ["cl100k_base", "gpt2"]}, timeout=60
+    )
     assert response.status_code == 200, response.text
     body = response.json()
     rows = {row["script"]: row for row in body["by_script"]}
     assert set(rows) == {"Latin", "Hangul", "Common"}
-    assert rows["Hangul"] == {"script": "Hangul", "characters": 5, "tokens": {"cl100k_base": 5, "gpt2": rows[
-        "Hangul"]["tokens"]["gpt2"]}, "tokens_per_character": {"cl100k_base": 1.0, "gpt2": rows["Hangul"]["tokens"][
-        "gpt2"] / 5}}
+    assert rows["Hangul"] == {
+        "script": "Hangul",
+        "characters": 5,
+        "tokens": {"cl100k_base": 5, "gpt2": rows["Hangul"]["tokens"]["gpt2"]},
+        "tokens_per_character": {"cl100k_base": 1.0, "gpt2": rows["Hangul"]["tokens"]["gpt2"] / 5},
+    }
     for result in body["results"]:
         assert sum(row["tokens"][result["tokenizer"]] for row in rows.values()) == result["count"]
     assert sum(row["characters"] for row in rows.values()) == len(text)

@@ -1,24 +1,37 @@
-"""Fewest tokens (app/tokenizers/shortest.py): valid, no longer than BPE, equal to a brute-force
+"""Fewest tokens (app/tokenizers/lecture/shortest.py): valid, no longer than BPE, equal to a brute-force
 shortest path on small texts, refused for SentencePiece, and bounded on a 500,000-character text."""
 
 from __future__ import annotations
 
 import time
 import unicodedata
-from functools import lru_cache
+from functools import cache
 
 import pytest
 import regex
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.bpe.model import BPETokenizer
 from app.errors import InvalidInput
-from app.tokenizers.shortest import fewest, plan_for, shortest, vocabulary
+from app.tokenizers.lecture.shortest import fewest, plan_for, shortest, vocabulary
 
-BPE_KINDS = ["gpt2", "cl100k_base", "o200k_base", "o200k_harmony", "mistral_tekken", "qwen3_6", "llama3",
-             "llama4", "deepseek_v4", "tokenprism_4k"]
-SAMPLE = ("Hello, world! Internationalization isn't trivial: 1234567 ñandú e\u0301 😀👍🏽 東京 Привет "
-          "<|endoftext|>   spaces\n\n\tand tabs   ")
+BPE_KINDS = [
+    "gpt2",
+    "cl100k_base",
+    "o200k_base",
+    "o200k_harmony",
+    "mistral_tekken",
+    "qwen3_6",
+    "llama3",
+    "llama4",
+    "deepseek_v4",
+    "tokenprism_4k",
+]
+SAMPLE = (
+    "Hello, world! Internationalization isn't trivial: 1234567 ñandú e\u0301 😀👍🏽 東京 Привет "
+    "<|endoftext|>   spaces\n\n\tand tabs   "
+)
 CORPUS = "the cat sat on the mat; the hat, the rat and that bat sat there at last. " * 20
 
 
@@ -58,9 +71,9 @@ def _chunks(tokenizer, text: str, found) -> list[bytes]:
     plan = plan_for(tokenizer)
     chunks, start, at = [], 0, 0
     data = text.encode("utf-8")
-    for token_id, piece in zip(found.bpe_ids, tokenizer.token_bytes(found.bpe_ids)):
+    for token_id, piece in zip(found.bpe_ids, tokenizer.token_bytes(found.bpe_ids), strict=True):
         if token_id in plan.atomic:
-            chunks += [c.encode() for c in plan.split(data[start:at].decode())] + [data[at:at + len(piece)]]
+            chunks += [c.encode() for c in plan.split(data[start:at].decode())] + [data[at : at + len(piece)]]
             start = at + len(piece)
         at += len(piece)
     return chunks + [c.encode() for c in plan.split(data[start:].decode())]
@@ -96,7 +109,8 @@ def test_sentencepiece_refused(registry, name):
 
 def brute_force(tokens: set[bytes], data: bytes) -> int:
     """Fewest tokens of `tokens` joining to `data`, by trying every split (exponential, memoised)."""
-    @lru_cache(maxsize=None)
+
+    @cache
     def rest(i: int) -> float:
         if i == len(data):
             return 0

@@ -1,4 +1,4 @@
-"""Tokenizer files users bring (app/tokenizers/uploads.py, `tokenprism add/remove`): each kind
+"""Tokenizer files users bring (app/tokenizers/user/uploads.py, `tokenprism add/remove`): each kind
 is detected, checked in a real child process and stored, and then gives the reference ids;
 bad files (garbage, truncated, a parser that crashes, one that needs too much memory or
 time) are refused with a message naming the problem and leave nothing in the store."""
@@ -14,9 +14,9 @@ import sys
 import pytest
 
 from app.errors import InvalidInput, TokenprismError
-from app.tokenizers import uploads
-from app.tokenizers.registry import default_registry
 from app.settings import Settings
+from app.tokenizers.registry import default_registry
+from app.tokenizers.user import uploads
 from tests.reference import TOKENIZER_DIR, reference_ids, stdlib_texts
 
 
@@ -54,25 +54,36 @@ def test_each_kind_is_detected_checked_stored_and_exact(store, kind):
     assert facts.kind == kind and len(facts.sha256) == 64 and facts.size == len(data)
     tokenizer = registry.get(f"my-{kind}")
     assert tokenizer.kind == kind
-    for _, text in stdlib_texts(count=3, max_chars=3000) + [("", "héllo wörld 👋 <|endoftext|> 東京")]:
+    for _, text in [*stdlib_texts(count=3, max_chars=3000), ("", "héllo wörld 👋 <|endoftext|> 東京")]:
         assert tokenizer.encode(text) == registry.get(builtin).encode(text)
     if kind != "bpe":
         assert tokenizer.encode("a <|endoftext|>", True) == reference_ids(builtin, "a <|endoftext|>", True)
 
 
-@pytest.mark.parametrize("data, options, message", [
-    (os.urandom(3000).replace(b"{", b"x").lstrip(b"\n\t\r \x0b\x0c").replace(b"\n", b"x"), {}, "cannot tell what kind"),
-    (b'{"model": 3}', {"kind": "huggingface"}, "not a usable huggingface"),
-    (b'{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096}', {}, 'not a Hugging Face tokenizer.json \\(it has no "model"\\)'),
-    (b'[1, 2, 3]', {"kind": "huggingface"}, "a JSON array, but not a Hugging Face tokenizer.json"),
-    (cl100k_file()[:1000], {"pattern": "gpt4"}, "is not 'base64 rank'"),
-    ((TOKENIZER_DIR / "mistral-7b-v0.1.model").read_bytes()[:200_000], {}, "not a usable sentencepiece"),
-    ((TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes()[:5000], {}, "refused"),
-    (cl100k_file(), {}, "needs its split pattern"),
-    (cl100k_file(), {"pattern": "(a)|b"}, "capturing group"),
-    (cl100k_file(), {"pattern": "gpt4", "special_tokens": {"x": "1"}}, "with an id"),
-    ((TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes(), {"pattern": "gpt4"}, "only with a .tiktoken file"),
-])
+@pytest.mark.parametrize(
+    "data, options, message",
+    [
+        (
+            os.urandom(3000).replace(b"{", b"x").lstrip(b"\n\t\r \x0b\x0c").replace(b"\n", b"x"),
+            {},
+            "cannot tell what kind",
+        ),
+        (b'{"model": 3}', {"kind": "huggingface"}, "not a usable huggingface"),
+        (
+            b'{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096}',
+            {},
+            'not a Hugging Face tokenizer.json \\(it has no "model"\\)',
+        ),
+        (b"[1, 2, 3]", {"kind": "huggingface"}, "a JSON array, but not a Hugging Face tokenizer.json"),
+        (cl100k_file()[:1000], {"pattern": "gpt4"}, "is not 'base64 rank'"),
+        ((TOKENIZER_DIR / "mistral-7b-v0.1.model").read_bytes()[:200_000], {}, "not a usable sentencepiece"),
+        ((TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes()[:5000], {}, "refused"),
+        (cl100k_file(), {}, "needs its split pattern"),
+        (cl100k_file(), {"pattern": "(a)|b"}, "capturing group"),
+        (cl100k_file(), {"pattern": "gpt4", "special_tokens": {"x": "1"}}, "with an id"),
+        ((TOKENIZER_DIR / "tokenprism_4k.bpe").read_bytes(), {"pattern": "gpt4"}, "only with a .tiktoken file"),
+    ],
+)
 def test_bad_files_are_refused_and_nothing_is_stored(store, data, options, message):
     settings, _ = store
     with pytest.raises(TokenprismError, match=message) as refused:
@@ -93,7 +104,7 @@ def test_a_parser_that_crashes_takes_down_only_the_child(store, monkeypatch):
 def test_a_file_over_the_memory_or_time_limit_is_refused(monkeypatch):
     monkeypatch.setattr(uploads, "CHECK_MEMORY_BYTES", 150 << 20)  # a small file loads in this; o200k does not
     o200k = gzip.decompress((TOKENIZER_DIR / "o200k_base.tiktoken.gz").read_bytes())
-    with pytest.raises(InvalidInput, match="memory|refused"):
+    with pytest.raises(InvalidInput, match=r"memory|refused"):
         uploads.check(o200k, "big", "", pattern="o200k")
     monkeypatch.setattr(uploads, "CHECK_MEMORY_BYTES", 4 << 30)
     monkeypatch.setattr(uploads, "CHECK_WALL_S", 0.3)
@@ -102,7 +113,7 @@ def test_a_file_over_the_memory_or_time_limit_is_refused(monkeypatch):
 
 
 def test_names_are_never_taken_over_unless_asked(store):
-    settings, registry = store
+    settings, _registry = store
     folder = settings.user_tokenizer_dir
     facts, data = uploads.check(FILES["bpe"][0](), "same", "")
     uploads.store(folder, "same", facts, data)
@@ -148,12 +159,16 @@ def test_cli_add_and_remove(tmp_path):
     assert "cli-ranks" in run("list").stdout
     again = run("add", str(ranks), "--name", "cli-ranks", "--pattern", "gpt4")
     assert again.returncode == 2 and "exists already" in again.stderr and "Traceback" not in again.stderr
-    for args, message in [(("add", str(tmp_path / "nope"), "--name", "x"), "no such file"),
-                          (("add", str(ranks), "--name", "gpt2", "--pattern", "gpt4"), "built-in"),
-                          (("add", str(ranks), "--name", "y", "--special", "{nope"), "--special must be"),
-                          (("remove", "gpt2"), "cannot be removed"),
-                          (("remove", "never-added"), "no added or trained")]:
+    for args, message in [
+        (("add", str(tmp_path / "nope"), "--name", "x"), "no such file"),
+        (("add", str(ranks), "--name", "gpt2", "--pattern", "gpt4"), "built-in"),
+        (("add", str(ranks), "--name", "y", "--special", "{nope"), "--special must be"),
+        (("remove", "gpt2"), "cannot be removed"),
+        (("remove", "never-added"), "no added or trained"),
+    ]:
         refused = run(*args)
-        assert refused.returncode == 2 and message in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
+        assert refused.returncode == 2 and message in refused.stderr and "Traceback" not in refused.stderr, (
+            refused.stderr
+        )
     assert run("remove", "cli-ranks").returncode == 0
     assert "cli-ranks" not in run("list").stdout

@@ -16,12 +16,19 @@ from app.bpe.model import BPETokenizer
 from app.errors import TokenizerFileError
 from app.main import create_app
 from app.settings import Settings
-from app.tokenizers import uploads
 from app.tokenizers.registry import default_registry
+from app.tokenizers.user import uploads
 from tests.reference import BUILTIN_NAMES, TOKENIZER_DIR
 
-FACTS = {"kind": "bpe", "vocab_size": 4096, "description": "d", "sha256": "0" * 64, "size": 1,
-         "source_name": "x", "added": "2026-01-01T00:00:00+00:00"}
+FACTS = {
+    "kind": "bpe",
+    "vocab_size": 4096,
+    "description": "d",
+    "sha256": "0" * 64,
+    "size": 1,
+    "source_name": "x",
+    "added": "2026-01-01T00:00:00+00:00",
+}
 
 
 @pytest.fixture()
@@ -66,7 +73,7 @@ def test_read_stored_and_read_facts_check_the_size_before_reading(folder):
     path = folder / "huge.tokenizer"
     sparse(path, 1 << 30, json.dumps(FACTS).encode() + b"\n")
     for read in (uploads.read_stored, uploads.read_facts):
-        with pytest.raises(TokenizerFileError, match=rf"huge\.tokenizer is 1,073,741,824 bytes, over the "):
+        with pytest.raises(TokenizerFileError, match=r"huge\.tokenizer is 1,073,741,824 bytes, over the "):
             read(path)
 
 

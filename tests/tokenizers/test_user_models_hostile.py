@@ -4,6 +4,7 @@ text or backtrack forever, bad names, temp files left by a killed trainer, 2,000
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -16,11 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from app.errors import InvalidInput, TokenizerFileError
-from app.settings import Settings
-from app.bpe import model as bpe, model_file as bpe_file, split as bpe_split
+from app.bpe import model as bpe
+from app.bpe import model_file as bpe_file
+from app.bpe import split as bpe_split
 from app.bpe.model import BPETokenizer
 from app.bpe.model_file import Header
+from app.errors import InvalidInput, TokenizerFileError
+from app.settings import Settings
 from app.tokenizers.registry import check_name, default_registry
 from tests.reference import BUILTIN_NAMES, stdlib_texts
 
@@ -61,7 +64,7 @@ def finishes(function, timeout: float = 20):
     def run():
         try:
             outcome["value"] = function()
-        except BaseException as error:  # noqa: BLE001 (handed to the test)
+        except BaseException as error:
             outcome["error"] = error
 
     thread = threading.Thread(target=run, daemon=True)
@@ -92,10 +95,10 @@ def fifo(data):
     path = folder_of(data) / "x.bpe"
     os.mkfifo(path)
     yield path
-    try:  # wake a reader still blocked in open() (only before the fix), so its thread ends
+    with contextlib.suppress(
+        OSError
+    ):  # wake a reader still blocked in open() (only before the fix), so its thread ends
         os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
-    except OSError:
-        pass
 
 
 def test_a_fifo_named_like_a_model_blocks_nothing(data, fifo, model_a):
@@ -107,7 +110,7 @@ def test_a_fifo_named_like_a_model_blocks_nothing(data, fifo, model_a):
     assert finishes(registry.names) == [*BUILTIN_NAMES, "good"]
     for name in ("x", "link", "dir"):
         with pytest.raises(TokenizerFileError, match=rf"{name}\.bpe.*not a regular file"):
-            finishes(lambda: registry.get(name))
+            finishes(lambda name=name: registry.get(name))
     assert finishes(lambda: registry.get("good")).encode(TEXT) == model_a.encode(TEXT)
     with pytest.raises(TokenizerFileError, match="not a regular file"):
         finishes(lambda: BPETokenizer.load(fifo))
@@ -183,12 +186,12 @@ def test_all_tokens_together_are_limited_too(model_a, monkeypatch):
 def test_oversized_files_are_refused_before_they_are_parsed(tmp_path, model_a, monkeypatch):
     body = model_file([(97, 97)] * 3).split(b"\n", 2)[2].replace(b"merges 3\n", b"merges 2000000\n")
     claims_many = b"tokenprism-bpe v1\nsha256 " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
-    with pytest.raises(TokenizerFileError, match="many.bpe: merge count 2000000 is out of range"):
+    with pytest.raises(TokenizerFileError, match=r"many\.bpe: merge count 2000000 is out of range"):
         BPETokenizer.loads(claims_many, "many.bpe")
     path = tmp_path / "big.bpe"
     model_a.save(path)
     monkeypatch.setattr(bpe_file, "MAX_FILE_BYTES", 100)
-    with pytest.raises(TokenizerFileError, match="big.bpe: is larger than 100 bytes"):
+    with pytest.raises(TokenizerFileError, match=r"big\.bpe: is larger than 100 bytes"):
         BPETokenizer.load(path)
 
 
@@ -232,7 +235,9 @@ def test_split_patterns_that_lose_text_or_backtrack_are_refused_at_load(data, mo
 
 def test_a_split_pattern_too_slow_for_one_text_is_a_clean_error(data, model_a, monkeypatch):
     monkeypatch.setattr(bpe_split, "SPLIT_TIMEOUT_S", 0.2)
-    (folder_of(data) / "snail.bpe").write_bytes(model_file(model_a.merges, pattern="custom", regex=r"(?:b|bb)+$|[^b]+|b"))
+    (folder_of(data) / "snail.bpe").write_bytes(
+        model_file(model_a.merges, pattern="custom", regex=r"(?:b|bb)+$|[^b]+|b")
+    )
     tokenizer = registry_for(data).get("snail")
     assert tokenizer.decode(tokenizer.encode("abc b")) == "abc b"
     with pytest.raises(InvalidInput) as caught:

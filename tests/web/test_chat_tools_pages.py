@@ -1,4 +1,4 @@
-"""Tools on the pages without JavaScript (app/web/pages/chat_tools.py, chat_form.py): the tools box,
+"""Tools on the pages without JavaScript (app/web/pages/chat_tools.py, chat_form.py, chat_prompt.py): the tools box,
 calls and call ids posted as form fields, drawn and counted as POST /api/chat counts them, kept in
 the address, a bad box answered beside it, a format without tools saying so, and the comparison."""
 
@@ -13,7 +13,8 @@ import pytest
 from starlette.datastructures import QueryParams
 
 from app.errors import InvalidInput
-from app.web.pages.chat_form import chat_query, in_page_words, read_chat, reply_tokens
+from app.web.pages.chat_form import chat_query, read_chat
+from app.web.pages.chat_prompt import in_page_words, reply_tokens
 from app.web.pages.chat_tools import chat_of, read_tools
 
 WEATHER = {

@@ -20,7 +20,7 @@ import pytest
 from app.bpe.model import BPETokenizer
 from app.settings import Settings
 from app.tokenizers.registry import default_registry
-from app.web.pages import sample_notes
+from app.web.pages import sample_note_writers, sample_notes
 from app.web.pages.common import MAX_QUERY_CHARS
 from app.web.pages.sample_notes import build_note, note_for
 from app.web.pages.samples import BY_KEY, FAMILY, GLITCH, SAMPLES
@@ -420,7 +420,7 @@ def test_a_hard_coded_note_fails_the_check(notes_registry, key, monkeypatch):
     assert failed, f"the fixed {key} note passed for every tokenizer"
     # and one more number than was checked is caught too
     monkeypatch.setitem(
-        sample_notes.NOTES, "case", lambda tokenizer, text: sample_notes._case(tokenizer, text) + " 4 casings."
+        sample_notes.NOTES, "case", lambda tokenizer, text: sample_note_writers._case(tokenizer, text) + " 4 casings."
     )
     claims = Claims(build_note(BY_KEY["case"], notes_registry.get("gpt2")))
     check_case(notes_registry.get("gpt2"), BY_KEY["case"].text, claims)

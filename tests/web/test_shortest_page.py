@@ -42,7 +42,7 @@ def test_sentencepiece_says_why(client):
 
 
 def test_comparison_columns_show_both_counts(client, registry):
-    from app.tokenizers.shortest import shortest
+    from app.tokenizers.lecture.shortest import shortest
 
     response = client.get(
         "/compare",

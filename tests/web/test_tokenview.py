@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from app.errors import BadTokenId
 from app.tokenizers.tokens import parse_ids
-from app.web.tokenview import build_view, render_decoded, render_text
+from app.web.text_escapes import render_decoded, render_text
+from app.web.tokenview import build_view
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ the ASGI middleware; a request for another Host is a 400 `host_not_allowed` in t
 error shape, naming the Host and the setting. A request without a Host header (HTTP/1.0,
 never a browser) passes.
 
-Left out: which Origin may write (tokenizer_store.check_write_access does that).
+Left out: which Origin may write (write_access.check_write_access does that).
 """
 
 from __future__ import annotations

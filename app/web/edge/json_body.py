@@ -37,7 +37,7 @@ def token_list(ids: list[int], pieces: list[bytes], special_ids, ranges: list[tu
             )
             + "]"
         )
-    out = []
+    out: list[str] = []
     append = out.append
     chars = 0
     for token_id, piece in zip(ids, pieces, strict=True):

@@ -26,7 +26,7 @@ from app.errors import TokenprismError
 from app.inspect import search as vocab_search
 from app.inspect.cache import inspected
 from app.inspect.facts import merge_tree, same_in_names, same_in_one, token_facts
-from app.web.api import errors
+from app.web.api.common import errors
 from app.web.deps import services
 from app.web.edge.json_body import dumps, finished_response, json_response
 from app.web.inspector import schemas, views

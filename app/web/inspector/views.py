@@ -1,7 +1,7 @@
 """What the inspector's pages show, prepared for their templates (no routes here).
 
 Token text is escaped once here (`token_html`): spaces, tabs and newlines get visible
-marks, control and bidi characters show as `\\u202e`-style escapes (tokenview's
+marks, control and bidi characters show as `\\u202e`-style escapes (text_escapes'
 `render_text`), and bytes that are no whole character show as `<0xE2>`. The merge tree
 becomes nested dicts with that HTML; the stats become the bars of a small SVG chart
 (lengths 1 to CHART_LENGTHS, then one bar for the rest); the links between the pages
@@ -21,7 +21,7 @@ from app.inspect.cache import Inspected
 from app.inspect.facts import Node
 from app.tokenizers.registry import Registry
 from app.web.pages.common import quote_all
-from app.web.tokenview import render_text
+from app.web.text_escapes import render_text
 
 CHART_LENGTHS = 16
 SPECIALS_SHOWN = 60
@@ -174,6 +174,7 @@ def token_context(registry: Registry, found: Inspected, facts: dict, tree: Node,
     name, token_id, data = facts["tokenizer"], facts["id"], tree.bytes
     index = found.index
     position = index.position(token_id)
+    assert position is not None  # the facts are of a token of this index
     text = data.decode("utf-8", "replace")
     if facts["special"]:
         try_url = "/?" + urlencode({"tokenizer": name, "text": text, "special": "1"}, quote_via=quote_all)

@@ -180,9 +180,14 @@ def cost_lines(registry: Registry, asked: list[str], counts: dict[str, int]) -> 
     return lines
 
 
+def _known(cost: Decimal | None) -> Decimal:
+    assert cost is not None  # only the priced are sorted by cost
+    return cost
+
+
 def cheapest_first(lines: list[CostLine]) -> list[CostLine]:
     """The lines by input cost for the text, cheapest first; those without a price after, in their order."""
-    priced = sorted((line for line in lines if line.cost is not None), key=lambda line: line.cost)
+    priced = sorted((line for line in lines if line.cost is not None), key=lambda line: _known(line.cost))
     return priced + [line for line in lines if line.cost is None]
 
 
@@ -197,5 +202,5 @@ def rank_columns(columns: list, lines: list[CostLine]) -> list:
     def cost(column) -> Decimal | None:
         return column.costs[0].cost if column.costs else None
 
-    priced = sorted((c for c in columns if cost(c) is not None), key=cost)
+    priced = sorted((c for c in columns if cost(c) is not None), key=lambda c: _known(cost(c)))
     return priced + [c for c in columns if cost(c) is None]

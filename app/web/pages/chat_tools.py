@@ -83,7 +83,7 @@ def _call_shape(item: object) -> object:
     return item
 
 
-def read_calls(text: str, position: int) -> object:
+def read_calls(text: str, position: int) -> list[object] | None:
     """A calls box as OpenAI's `tool_calls` JSON (None when blank), for app/chat/tools.py to read."""
     if not text.strip():
         return None

@@ -79,11 +79,13 @@ _SAFE_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 _QUOTED = [chr(byte) if byte in _SAFE_BYTES else f"%{byte:02X}" for byte in range(256)]  # byte -> as in a URL
 
 
-def quote_all(value: str, safe: str = "", encoding=None, errors=None) -> str:
+def quote_all(
+    value: str | bytes, safe: str | bytes = "", encoding: str | None = None, errors: str | None = None
+) -> str:
     """`urllib.parse.quote(value, safe="")`, a table lookup per byte (quote's own loop is ~8x slower)."""
     if safe:
-        return quote(value, safe, encoding, errors)
-    return "".join(map(_QUOTED.__getitem__, value.encode("utf-8")))
+        return quote(value, safe, encoding, errors) if isinstance(value, str) else quote(value, safe)
+    return "".join(map(_QUOTED.__getitem__, value.encode("utf-8") if isinstance(value, str) else value))
 
 
 def page_url(path: str, state) -> tuple[str, bool]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
@@ -22,23 +23,14 @@ from app.chat.render import format_note
 from app.errors import TokenprismError
 from app.settings import Settings
 from app.tokenizers import models
+from app.tokenizers.lecture.scripts import by_script, token_ranges
 from app.tokenizers.registry import Registry
-from app.tokenizers.scripts import by_script, token_ranges
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
 from app.web.pages.budget_view import cheapest_first, cost_lines, rank_columns
-from app.web.pages.chat_form import (
-    PageInput,
-    chat_result,
-    chat_view,
-    focus_after,
-    message_rows,
-    names_for,
-    render_page_chat,
-    reply_tokens,
-    roles_for,
-)
+from app.web.pages.chat_form import PageInput, focus_after, names_for, roles_for
+from app.web.pages.chat_prompt import chat_result, chat_view, message_rows, render_page_chat, reply_tokens
 from app.web.pages.chat_tools import ToolsBox, call_ids, check_size, takes_tools
 from app.web.pages.chunk_view import ChunkMarks, chunk_marks
 from app.web.pages.common import (
@@ -107,7 +99,7 @@ class Column:
     kind: str
     vocab_size: int
     asked_as: str = ""  # the model name this column was asked for (gpt-4o), if not its tokenizer name
-    result: object = None  # engine_calls.Tokenized
+    result: Any = None  # engine_calls.Tokenized; chat_prompt.ChatTokenized in chat mode
     error: TokenprismError | None = None
     no_chat: bool = False  # chat mode, and this tokenizer has no chat format
     no_tools: str | None = None  # chat mode with tools, and this tokenizer's format has none: why it shows no prompt
@@ -228,8 +220,8 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
     stats = counted[0].result.stats if counted else None
     asked_as: dict[str, str] = {}  # canonical name -> the first other name it was asked by
     for asked in state.tokenizers:
-        if (name := canonical(registry, asked)) is not None and name != asked:
-            asked_as.setdefault(name, asked)
+        if (canon := canonical(registry, asked)) is not None and canon != asked:
+            asked_as.setdefault(canon, asked)
     for column in columns:
         column.asked_as = asked_as.get(column.name, "")
     url, fits = page_url("/compare", state)
@@ -238,6 +230,7 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
     groups = tokenizer_groups(registry, checked)
     listed = {e.name for _, group in groups for e in group} | set(chosen) | set(names)
     chat_formats = {name: formats[0] for name in listed if (formats := registry.chat_formats(name))}
+    format_names: list[str | None] = [n for n in names if n in chat_formats] or [None]  # None: no format's roles
     context = {
         **base_context(request, settings, "compare"),
         "state": state,
@@ -255,16 +248,12 @@ def render_compare(request: Request, settings: Settings, registry: Registry, sta
         "asked_models": {n: canonical(registry, n) for n in state.tokenizers if model_named(registry, n) is not None},
         "error": error,
         "stats": stats,
-        "script_rows": script_rows,  # cost by script (app/tokenizers/scripts.py), text mode only
+        "script_rows": script_rows,  # cost by script (app/tokenizers/lecture/scripts.py), text mode only
         "cut_count": len(cuts) if state.cuts and not chat and counted else None,
         "chat_rows": message_rows(state.messages, None) if chat else [],
         "chat_counts": {c.name: c.result.rendered.message_counts() for c in counted} if chat else {},
         "chat_reply": {c.name: reply_tokens(c.result.rendered) for c in counted} if chat else {},
-        "chat_roles": list(
-            dict.fromkeys(
-                role for name in [n for n in names if n in chat_formats] or [None] for role in roles_for(registry, name)
-            )
-        ),
+        "chat_roles": list(dict.fromkeys(role for name in format_names for role in roles_for(registry, name))),
         "chat_names": names_for(registry, names),
         "chat_tools": any(tools_of.values()),  # the editor offers calls and call ids
         "call_ids": call_ids(state.messages) if chat else [],

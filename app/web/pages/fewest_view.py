@@ -1,4 +1,4 @@
-"""The playground's "Fewest tokens" option: the shortest encoding (app/tokenizers/shortest.py)
+"""The playground's "Fewest tokens" option: the shortest encoding (app/tokenizers/lecture/shortest.py)
 drawn like the BPE tokens, both counts, and the places where the two cut the text differently
 (each with its text and how each encoding spells it); the comparison shows the counts only
 (`fewest_counts`), one line per column."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.errors import TokenprismError
-from app.tokenizers import shortest
+from app.tokenizers.lecture import shortest
 from app.tokenizers.tokens import char_ranges, make_tokens
 from app.web.pages.common import HEAD_SLACK
 from app.web.tokenview import TokenView, build_view

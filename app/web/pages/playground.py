@@ -19,16 +19,14 @@ from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
 from app.web.pages.budget_view import Budget, PlaygroundBudget, parse_reply, playground_model
-from app.web.pages.chat_form import (
-    PageInput,
+from app.web.pages.chat_form import PageInput, focus_after, names_for, roles_for
+from app.web.pages.chat_prompt import (
+    ChatTokenized,
     chat_result,
     chat_view,
-    focus_after,
     message_rows,
-    names_for,
     render_page_chat,
     reply_tokens,
-    roles_for,
 )
 from app.web.pages.chat_tools import ToolsBox, call_ids, takes_tools
 from app.web.pages.chunk_view import NO_MARKS, chunk_marks
@@ -50,7 +48,8 @@ from app.web.pages.common import (
 )
 from app.web.pages.fewest_view import fewest_view
 from app.web.pages.sample_notes import note_for
-from app.web.tokenview import VIEWS, build_view, render_decoded
+from app.web.text_escapes import render_decoded
+from app.web.tokenview import VIEWS, build_view
 
 router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py
 DEFAULT_TOKENIZER = "o200k_base"
@@ -73,9 +72,9 @@ class PlaygroundState(PageInput):
         state = cls(
             tokenizer=str(params.get("tokenizer") or DEFAULT_TOKENIZER),
             model=str(params.get("model") or "").strip(),
-            mode=params.get("mode") if params.get("mode") in MODES else "encode",
+            mode=str(params.get("mode")) if params.get("mode") in MODES else "encode",
             ids=page_text(str(params.get("ids") or "")),
-            view=params.get("view") if params.get("view") in VIEWS else "text",
+            view=str(params.get("view")) if params.get("view") in VIEWS else "text",
             budget=str(params.get("budget") or "").strip(),
             reply=str(params.get("reply") or "").strip(),
         )
@@ -100,7 +99,9 @@ def settle(registry: Registry, state: PlaygroundState) -> tuple[PlaygroundBudget
     the way the address keeps them (`budget` only when not the first choice, `reply` as digits)."""
     state.tokenizer = named_tokenizer(registry, state.tokenizer, state.model)
     choice = playground_model(registry, state.tokenizer, canonical(registry, state.tokenizer), state.budget)
-    state.budget = choice.model if choice.options and choice.model != choice.default else ""
+    state.budget = (
+        choice.model if choice.model is not None and choice.options and choice.model != choice.default else ""
+    )
     if choice.model is None:  # nothing to price: the field is not shown, and its value is not kept
         state.reply = ""
     if state.mode == "decode":  # no budget drawn: the field is hidden, and kept as it is for the other modes
@@ -115,7 +116,8 @@ def settle(registry: Registry, state: PlaygroundState) -> tuple[PlaygroundBudget
 
 def render_playground(request: Request, settings: Settings, registry: Registry, state: PlaygroundState):
     choice, reply, reply_error = settle(registry, state)
-    result = error = None
+    result: engine_calls.Tokenized | None = None
+    error: TokenprismError | None = None
     marks = NO_MARKS
     status = 200
     head = settings.render_tokens + HEAD_SLACK
@@ -127,10 +129,11 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
                 raise state.problem
             chat_tools = takes_tools(registry, state.tokenizer)
             tools_note = box.left_out(state.tokenizer, chat_tools)
-            rendered = render_page_chat(
-                registry, settings, state.tokenizer, state.messages, box.tools, tools_note is None
+            result = chat_result(
+                render_page_chat(registry, settings, state.tokenizer, state.messages, box.tools, tools_note is None),
+                state.messages,
+                head,
             )
-            result = chat_result(rendered, state.messages, head)
         elif state.mode == "decode":
             result = engine_calls.decode(registry, settings, state.tokenizer, parse_ids(state.ids), head)
         else:
@@ -138,6 +141,7 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
             marks = chunk_marks(result.tokenizer, result.text, state.special) if state.chunks else NO_MARKS
     except TokenprismError as caught:
         error, status = caught, caught.status
+    rendered = result.rendered if isinstance(result, ChatTokenized) else None  # a chat's, drawn
     budget = None
     if result is not None and state.mode != "decode" and choice.model is not None:
         budget = Budget.of(choice.model, result.count, reply)
@@ -149,7 +153,7 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         else None
     )
     view = None
-    if result is not None and state.mode == "chat":
+    if isinstance(result, ChatTokenized):  # the chat mode's
         view = chat_view(result, state.view, state.ws, settings.render_tokens, settings.max_response_tokens)
     elif result is not None:
         view = build_view(
@@ -189,10 +193,10 @@ def render_playground(request: Request, settings: Settings, registry: Registry, 
         "call_ids": call_ids(state.messages) if state.mode == "chat" else [],
         "tools_box": box,
         "tools_note": tools_note,
-        "chat_note": format_note(result.rendered) if state.mode == "chat" and result is not None else None,
+        "chat_note": format_note(rendered) if rendered is not None else None,
         "show_counts": True,
-        "chat_rows": message_rows(state.messages, result.rendered if state.mode == "chat" and result else None),
-        "chat_reply": reply_tokens(result.rendered) if state.mode == "chat" and result else 0,
+        "chat_rows": message_rows(state.messages, rendered),
+        "chat_reply": reply_tokens(rendered) if rendered is not None else 0,
         "directory": []
         if is_htmx(request)
         else name_directory(registry, [picker["chosen"]]),  # the full page's <datalist>

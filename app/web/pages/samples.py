@@ -3,7 +3,7 @@
 Each one shows a reason tokenization matters: how numbers are cut, casing, other scripts,
 indentation, emoji, a trailing space, special-token strings, invisible characters and a
 glitch token. `look_for` is a generic line for the button's title; what a sample shows for
-one tokenizer, with its numbers, is computed by app/web/pages/sample_notes.py (which relies on
+one tokenizer, with its numbers, is computed by app/web/pages/sample_note_writers.py (which relies on
 some of these strings: keep "127" and "1275", the casings after a space on the first line,
 the English, Korean and Hindi lines, " Paris", and the constants below). Written for
 this project; keep them short enough to fit in a shareable link.

@@ -5,11 +5,11 @@ POST /api/train (JSON `{"name", "text" | "texts", "vocab_size", "pattern",
 "special_tokens", "replace", "description"}`, or multipart with corpus files) checks the
 request (`app.jobs.spec`), queues the job and answers 202 `{"job", "status_url", ...}`;
 GET /api/train/{job} is its state; DELETE /api/train/{job} cancels it. Write access is
-the uploads' rule (`tokenizer_store.check_write_access`). The runner is one per app,
+the uploads' rule (`write_access.check_write_access`). The runner is one per app,
 made at start-up (it marks the jobs of a dead server `interrupted`) and closed at
 shutdown (its children are killed, its jobs interrupted). A full queue is a 503
 `server_busy` with Retry-After. GET /api/tokenizers/{name}/merges lists a `bpe`
-tokenizer's merges in order; POST /api/tokenize with "merges" is in api.py.
+tokenizer's merges in order; POST /api/tokenize with "merges" is in api/tokens.py.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from app.web.edge.bodies import json_body_doc, read_json
 from app.web.edge.json_body import dumps
 from app.web.edge.security import LargeBody
 from app.web.schemas import ErrorResponse
-from app.web.tokenizer_store import check_write_access
 from app.web.training import forms as train_forms
 from app.web.training.schemas import (
     MAX_MERGES_LISTED,
@@ -42,6 +41,7 @@ from app.web.training.schemas import (
     TrainPreviewResponse,
     TrainRequest,
 )
+from app.web.write_access import check_write_access
 
 log = logging.getLogger("tokenprism")
 router = APIRouter(prefix="/api", tags=["training"])

@@ -13,6 +13,7 @@ recent jobs (a job is found by its page's address).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Request
@@ -23,11 +24,11 @@ from app.jobs.spec import TRAIN_PATTERNS, corpus_limit, preview
 from app.web.deps import services
 from app.web.edge.json_body import finished_response
 from app.web.pages.common import base_context, is_htmx, listed_entries
-from app.web.tokenizer_store import check_same_site, check_write_access
 from app.web.training import forms as train_forms
 from app.web.training import jobs as training
 from app.web.training.merge_counts import bar_width
 from app.web.training.replay import ReplayState, render_replay
+from app.web.write_access import check_same_site, check_write_access
 
 router = APIRouter(include_in_schema=False)
 DEFAULT_VOCAB = 1_000
@@ -41,7 +42,7 @@ PHASES = {
 }
 
 
-def _html(request: Request, template: str, context: dict, status: int = 200, headers: dict | None = None):
+def _html(request: Request, template: str, context: dict, status: int = 200, headers: Mapping[str, str] | None = None):
     html = request.app.state.templates.get_template(template).render(context)
     return finished_response(
         html.encode("utf-8"),

@@ -1,0 +1,1 @@
+"""The chat formats: each turns messages (and tools) into one model family's prompt ids."""

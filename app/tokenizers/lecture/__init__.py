@@ -1,0 +1,1 @@
+"""The lecture's ideas over any tokenizer: the fewest-token encoding, cost by script."""

@@ -1,0 +1,1 @@
+"""Tokenizers users add: uploads checked as hostile, and the models they trained."""
