@@ -53,8 +53,9 @@ class Encoder:
             raise InvalidInput(f"ranks for {name!r} must be 0..n-1; these are not")
         key = (family, id_offset, len(tokens), hash(tuple(tokens)))
         twin = _BUILT.get(key)
-        if twin is not None and twin._tokens == tokens:  # o200k_base and o200k_harmony: one engine (~30 MB)
-            self._core, self._tokens = twin._core, twin._tokens
+        shared = twin.engine_of(tokens) if twin is not None else None
+        if shared is not None:  # o200k_base and o200k_harmony: one engine (~30 MB)
+            self._core, self._tokens = shared, tokens
             return
         try:
             self._core = Engine(family, tokens, id_offset)
@@ -62,6 +63,10 @@ class Encoder:
             raise InvalidInput(f"ranks for {name!r} do not make a tiktoken vocabulary: {error}") from None
         self._tokens = tokens
         _BUILT[key] = self
+
+    def engine_of(self, tokens: list[bytes]) -> Engine | None:
+        """This encoder's C engine when it was built from `tokens` (rank order), else None."""
+        return self._core if self._tokens == tokens else None
 
     @classmethod
     def for_pattern(cls, pattern: str, ranks: dict[bytes, int], name: str, id_offset: int = 0) -> Encoder | None:
