@@ -1,6 +1,6 @@
-"""Builds the C extensions (the BPE merge loops, the ASCII split patterns, the token inspector's
-merge parents of tiktoken-style ranks, the Unicode pretokenizer of the split patterns with
-its test binding, and the training's chunk counting); everything else is in pyproject.toml.
+"""Builds the C extensions (the BPE merge loops, the exact encoder of the tiktoken-style tokenizers
+with its Unicode pretokenizer, the token inspector's merge parents of tiktoken-style ranks, the
+pretokenizer's test binding, and the training's chunk counting); everything else is in pyproject.toml.
 
 The pretokenizer's Unicode class tables are generated first, from tiktoken's own regex classes
 and from the `regex` module's (app/bpe/unicode_classes.py), into build/generated/: extensions
@@ -20,11 +20,18 @@ PRETOKENIZE = {
     "include_dirs": [GENERATED],
     "depends": ["app/bpe/pretokenize.h", "app/bpe/pretokenize.c", "app/bpe/chunk_map.h", "app/bpe/unicode_classes.py"],
 }
+ENGINE_HEADERS = ["app/bpe/merge.h", "app/bpe/token_lookup.h", "app/bpe/chunk_cache.h"]
 
 setup(
     ext_modules=[
-        Extension("app.bpe._core", ["app/bpe/_core.c"], extra_compile_args=["-O2"]),
-        Extension("app.bpe._ascii_split", ["app/bpe/_ascii_split.c"], extra_compile_args=["-O2"]),
+        Extension("app.bpe._core", ["app/bpe/_core.c"], depends=["app/bpe/merge.h"], extra_compile_args=["-O2"]),
+        Extension(
+            "app.bpe._engine",
+            ["app/bpe/_engine.c", "app/bpe/pretokenize.c"],
+            extra_compile_args=["-O2"],
+            include_dirs=[GENERATED],
+            depends=PRETOKENIZE["depends"] + ENGINE_HEADERS,
+        ),
         Extension("app.inspect._parents", ["app/inspect/_parents.c"], extra_compile_args=["-O2"]),
         Extension(
             "app.bpe._pretokenize_check",

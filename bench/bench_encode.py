@@ -10,7 +10,7 @@ pattern, the part of our encoder that is not ours to speed up (the rest is one c
 the C extension). Also times one 100,000-character run of a single letter, which is one
 chunk and is merged on the heap.
 
-Then the ASCII fast path the tiktoken tokenizers take (`app/bpe/ascii_encoder.py`): for
+Then the C engine the tiktoken tokenizers take (`app/bpe/engine.py`, formerly an ASCII fast path): for
 gpt2, cl100k_base and o200k_base, ~1 MB of ASCII stdlib sources cut into texts of 1 KB,
 4 KB and 16 KB (what the server encodes this way), ours against tiktoken on the same
 texts, ids checked equal.
@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import tiktoken  # noqa: E402
 from corpus import mixed_text, stdlib_documents  # noqa: E402
 
-from app.bpe.ascii_encoder import AsciiEncoder  # noqa: E402
+from app.bpe.engine import Encoder  # noqa: E402
 from app.bpe.model import BPETokenizer  # noqa: E402
 from app.tokenizers.openai_encodings import CL100K_PATTERN, OPENAI_ENCODINGS  # noqa: E402
 from app.tokenizers.storage.files import load_tiktoken_ranks  # noqa: E402
@@ -89,7 +89,7 @@ def ascii_fast_path(chars: int, repeat: int) -> None:
     print(f"{'encoding':12} {'text':>6} {'ours us':>9} {'tiktoken us':>12} {'faster':>7}")
     for name, spec in OPENAI_ENCODINGS.items():
         ranks = load_tiktoken_ranks(spec.file)
-        ours = AsciiEncoder.for_pattern(spec.pattern, ranks, name)
+        ours = Encoder.for_pattern(spec.pattern, ranks, name)
         reference = tiktoken.Encoding(
             name,
             pat_str=spec.pattern,

@@ -120,6 +120,17 @@ class LlamaTokenizer(TiktokenTokenizer):
             ids += super().encode(text[start:end], allow_special)
         return ids
 
+    def count(self, text: str, allow_special: bool = False) -> int:
+        if len(text) <= RUN_CHARS:
+            return super().count(text, allow_special)
+        bounds, count = [0, *cut_points(text), len(text)], super().count
+        return sum(count(text[start:end], allow_special) for start, end in itertools.pairwise(bounds))
+
+    def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
+        if all(len(text) <= RUN_CHARS for text in texts):
+            return super().count_batch(texts, allow_special)
+        return [self.count(text, allow_special) for text in texts]
+
     def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
         """The pattern's chunks within each of the pieces `encode` cuts the text into."""
         bounds = [0, *cut_points(text), len(text)] if len(text) > RUN_CHARS else [0, len(text)]

@@ -71,6 +71,12 @@ class QwenTokenizer(TiktokenTokenizer):
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
         return super().encode(unicodedata.normalize("NFC", text), allow_special)
 
+    def count(self, text: str, allow_special: bool = False) -> int:
+        return super().count(unicodedata.normalize("NFC", text), allow_special)
+
+    def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
+        return super().count_batch([unicodedata.normalize("NFC", text) for text in texts], allow_special)
+
     def encode_with_pieces(self, text: str, allow_special: bool = False) -> tuple[list[int], list[bytes]]:
         normalized = unicodedata.normalize("NFC", text)
         ids = super().encode(normalized, allow_special)

@@ -13,9 +13,10 @@ mistral-common 1.13.1):
   the file's pattern and no special tokens;
 - a regular token's id is its rank plus the number of special tokens.
 
-Ids therefore equal `Tekkenizer.encode(text, bos=False, eos=False)`. Tekkenizer never
-parses special tokens out of text, so `allow_special` has no effect here (as with
-SentencePiece). `decode` drops special ids and decodes each run of regular ids on its
+Ids therefore equal `Tekkenizer.encode(text, bos=False, eos=False)`; the C engine
+(`app.bpe.engine`) computes them when the file's pattern has a family there, tiktoken
+otherwise. Tekkenizer never parses special tokens out of text, so `allow_special` has no
+effect here (as with SentencePiece). `decode` drops special ids and decodes each run of regular ids on its
 own, as `Tekkenizer.decode` does (its default policy, IGNORE); the tokens of
 `tokens_for_ids` still show the special tokens' names.
 """
@@ -32,6 +33,7 @@ import tiktoken
 
 from app.backends.tiktoken_backend import split_failures_as_422
 from app.bpe import split
+from app.bpe.engine import Encoder
 from app.errors import TokenizerFileError
 from app.tokenizers import chunks
 from app.tokenizers.base import Tokenizer
@@ -69,9 +71,13 @@ class TekkenTokenizer(Tokenizer):
     kind = "tiktoken"
 
     def __init__(self, name: str, description: str, data: bytes, source: str):
+        self._build(name, description, *_parse_tekken(data, source))
+
+    def _build(
+        self, name: str, description: str, pattern: str, ranks: dict[bytes, int], specials: list[str], vocab_size: int
+    ):
         self.name = name
         self.description = description
-        pattern, ranks, specials, vocab_size = _parse_tekken(data, source)
         self._offset = len(specials)  # regular ids come after the special ones
         self._vocab_size = vocab_size
         self._special_names = [token.encode("utf-8") for token in specials]
@@ -80,6 +86,22 @@ class TekkenTokenizer(Tokenizer):
         self._encoding = tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
         self._pattern = regex.compile(pattern)
         self.pattern = pattern  # the split regex, as the file gives it
+        self._engine = Encoder.for_pattern(pattern, ranks, name, id_offset=self._offset)
+
+    def __reduce__(self):
+        """Pickled as what the file gave (the C engine does not pickle), rebuilt from it."""
+        ranks = {token: token_id - self._offset for token, token_id in self.regular_tokens().items()}
+        specials = list(self._special_tokens)
+        return (TekkenTokenizer.rebuilt, (self.name, self.description, self.pattern, ranks, specials, self._vocab_size))
+
+    @classmethod
+    def rebuilt(
+        cls, name: str, description: str, pattern: str, ranks: dict[bytes, int], specials: list[str], vocab_size: int
+    ) -> TekkenTokenizer:
+        """A tokenizer from what its file gave (see __reduce__)."""
+        tokenizer = cls.__new__(cls)
+        cls._build(tokenizer, name, description, pattern, ranks, specials, vocab_size)
+        return tokenizer
 
     def regular_tokens(self) -> dict[bytes, int]:
         """Each regular token's bytes -> its id (after the special ids)."""
@@ -101,11 +123,28 @@ class TekkenTokenizer(Tokenizer):
     def has_id(self, token_id: int) -> bool:
         return 0 <= token_id < self._vocab_size
 
+    def _engine_for(self, text: str) -> Encoder | None:
+        """The C engine when it encodes `text` (the file's pattern has a family), None when tiktoken does."""
+        return self._engine if self._engine is not None and self._engine.accepts(text) else None
+
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
+        engine = self._engine_for(text)
+        if engine is not None:
+            return engine.encode(text)
         with split_failures_as_422(self.name):
             ranks = self._encoding.encode_ordinary(text)
         offset = self._offset
         return [rank + offset for rank in ranks]
+
+    def count(self, text: str, allow_special: bool = False) -> int:
+        engine = self._engine_for(text)
+        return engine.count(text) if engine is not None else len(self.encode(text))
+
+    def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
+        engine = self._engine
+        if engine is not None and all(map(engine.accepts, texts)):
+            return engine.count_batch(texts)
+        return [self.count(text) for text in texts]
 
     def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
         # special tokens are never parsed out of text

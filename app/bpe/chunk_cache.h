@@ -1,0 +1,179 @@
+/* The engine's chunk cache: chunk bytes -> the ids merging it gave, for the chunks that
+ * are not one token (those are found by the whole-token lookup). Texts repeat their rare
+ * words, and a repeat then costs one hash probe instead of a merge.
+ *
+ * Per thread, no lock: each thread keeps THREAD_CACHES caches (pthread-specific data, freed
+ * when the thread ends), one for each of the engines it used last (an engine is known by
+ * its serial number, never reused); an engine that finds none of them its own takes the
+ * least recently used and empties it.
+ *
+ * Bounded: chunks of up to CACHE_CHUNK_BYTES only, at most CACHE_ENTRIES of them, with
+ * CACHE_ARENA_BYTES and CACHE_ARENA_IDS per entry on average; when full the cache is
+ * emptied and fills again. At most ~0.8 MB a cache, ~3.2 MB a thread. A cache starts small
+ * (a short text pays for little) and doubles. Pure C; callable without the GIL. Included by
+ * _engine.c only.
+ *
+ * Left out: sharing between threads.
+ */
+#ifndef TOKENPRISM_CHUNK_CACHE_H
+#define TOKENPRISM_CHUNK_CACHE_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CACHE_CHUNK_BYTES 64
+#define CACHE_ENTRIES 8192 /* the slots are twice as many */
+#define CACHE_ARENA_BYTES 32
+#define CACHE_ARENA_IDS 8
+#define THREAD_CACHES 4
+
+typedef struct {
+    uint64_t hash;
+    uint32_t start, len;         /* in bytes */
+    uint32_t ids_start, ids_len; /* in ids */
+} CacheEntry;
+
+typedef struct {
+    uint32_t *slots; /* entry index + 1; 0 when empty */
+    int bits;
+    CacheEntry *entries;
+    uint32_t n;
+    unsigned char *bytes; /* room for cap * CACHE_ARENA_BYTES */
+    int32_t *ids;         /* room for cap * CACHE_ARENA_IDS */
+    uint32_t bytes_n, ids_n, cap;
+} ChunkCache;
+
+static void cache_free(ChunkCache *c) {
+    free(c->slots);
+    free(c->entries);
+    free(c->bytes);
+    free(c->ids);
+    memset(c, 0, sizeof *c);
+}
+
+static void cache_clear(ChunkCache *c) {
+    if (c->slots) memset(c->slots, 0, sizeof *c->slots << c->bits);
+    c->n = c->bytes_n = c->ids_n = 0;
+}
+
+/* The ids cached for chunk p[0..len) of hash h (its number in *n_ids), or NULL. */
+static inline const int32_t *cache_get(const ChunkCache *c, const unsigned char *p, size_t len, uint64_t h,
+                                       size_t *n_ids) {
+    if (!c->slots) return NULL;
+    uint64_t mask = ((uint64_t)1 << c->bits) - 1;
+    for (uint64_t i = h >> (64 - c->bits);; i = (i + 1) & mask) {
+        uint32_t slot = c->slots[i];
+        if (!slot) return NULL;
+        const CacheEntry *e = &c->entries[slot - 1];
+        if (e->hash == h && e->len == len && !memcmp(c->bytes + e->start, p, len)) {
+            *n_ids = e->ids_len;
+            return c->ids + e->ids_start;
+        }
+    }
+}
+
+/* Room for `cap` entries (slots rebuilt); -1 when out of memory (the cache is then empty). */
+static int cache_grow(ChunkCache *c, uint32_t cap) {
+    int bits = 1;
+    while (((uint32_t)1 << bits) < 2 * cap) bits++;
+    uint32_t *slots = calloc((size_t)1 << bits, sizeof *slots);
+    CacheEntry *entries = realloc(c->entries, sizeof *entries * cap);
+    if (entries) c->entries = entries;
+    unsigned char *bytes = entries ? realloc(c->bytes, (size_t)cap * CACHE_ARENA_BYTES) : NULL;
+    if (bytes) c->bytes = bytes;
+    int32_t *ids = bytes ? realloc(c->ids, sizeof *ids * cap * CACHE_ARENA_IDS) : NULL;
+    if (!slots || !ids) {
+        free(slots);
+        cache_free(c);
+        return -1;
+    }
+    c->ids = ids;
+    free(c->slots);
+    c->slots = slots;
+    c->bits = bits;
+    c->cap = cap;
+    uint64_t mask = ((uint64_t)1 << bits) - 1;
+    for (uint32_t k = 0; k < c->n; k++) {
+        uint64_t i = c->entries[k].hash >> (64 - bits);
+        while (slots[i]) i = (i + 1) & mask;
+        slots[i] = k + 1;
+    }
+    return 0;
+}
+
+/* Keeps ids[0..n_ids) for chunk p[0..len) of hash h (not in the cache yet); a chunk too long
+ * is not kept. -1 when out of memory. */
+static int cache_put(ChunkCache *c, const unsigned char *p, size_t len, uint64_t h, const int32_t *ids,
+                     size_t n_ids) {
+    if (len > CACHE_CHUNK_BYTES || n_ids > len) return 0;
+    int full = c->bytes_n + len > (size_t)c->cap * CACHE_ARENA_BYTES ||
+               c->ids_n + n_ids > (size_t)c->cap * CACHE_ARENA_IDS;
+    if (c->n == c->cap || full) {
+        if (c->cap == CACHE_ENTRIES || (full && c->n < c->cap)) cache_clear(c); /* start again */
+        if (c->n == c->cap && cache_grow(c, c->cap ? 2 * c->cap : 64) < 0) return -1;
+    }
+    CacheEntry *e = &c->entries[c->n];
+    e->hash = h;
+    e->start = c->bytes_n;
+    e->len = (uint32_t)len;
+    e->ids_start = c->ids_n;
+    e->ids_len = (uint32_t)n_ids;
+    memcpy(c->bytes + c->bytes_n, p, len);
+    memcpy(c->ids + c->ids_n, ids, sizeof *ids * n_ids);
+    c->bytes_n += (uint32_t)len;
+    c->ids_n += (uint32_t)n_ids;
+    uint64_t mask = ((uint64_t)1 << c->bits) - 1, i = h >> (64 - c->bits);
+    while (c->slots[i]) i = (i + 1) & mask;
+    c->slots[i] = ++c->n;
+    return 0;
+}
+
+/* ---- one thread's caches ---- */
+
+typedef struct {
+    ChunkCache caches[THREAD_CACHES];
+    uint64_t owners[THREAD_CACHES]; /* the serial of the engine each serves (0: none) */
+    uint64_t used[THREAD_CACHES];   /* when each was last taken, by `clock` */
+    uint64_t clock;
+} ThreadCaches;
+
+static pthread_key_t thread_caches_key;
+
+static void thread_caches_free(void *p) {
+    ThreadCaches *t = p;
+    for (int k = 0; k < THREAD_CACHES; k++) cache_free(&t->caches[k]);
+    free(t);
+}
+
+/* Call once, at module init; nonzero on failure. */
+static int thread_caches_init(void) { return pthread_key_create(&thread_caches_key, thread_caches_free); }
+
+/* This thread's cache for the engine of serial `owner`, or NULL when out of memory. */
+static ChunkCache *thread_cache(uint64_t owner) {
+    ThreadCaches *t = pthread_getspecific(thread_caches_key);
+    if (!t) {
+        if (!(t = calloc(1, sizeof *t))) return NULL;
+        if (pthread_setspecific(thread_caches_key, t) != 0) {
+            free(t);
+            return NULL;
+        }
+    }
+    int pick = 0;
+    for (int k = 0; k < THREAD_CACHES; k++) {
+        if (t->owners[k] == owner) {
+            pick = k;
+            break;
+        }
+        if (t->used[k] < t->used[pick]) pick = k;
+    }
+    if (t->owners[pick] != owner) {
+        cache_clear(&t->caches[pick]);
+        t->owners[pick] = owner;
+    }
+    t->used[pick] = ++t->clock;
+    return &t->caches[pick];
+}
+
+#endif

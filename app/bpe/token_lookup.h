@@ -1,0 +1,134 @@
+/* The engine's whole-token lookup: a token's bytes -> its rank, in an open-addressing hash
+ * table (linear probing, at most half full) whose slots hold the token's first 8 bytes, its
+ * length and its rank, so a short token is found in one memory access; the bytes of all
+ * tokens are in one flat array. Most chunks of real text are one
+ * token, so this answers most of an encode. Included by _engine.c only.
+ *
+ * Left out: anything but exact lookups (no prefixes).
+ */
+#ifndef TOKENPRISM_TOKEN_LOOKUP_H
+#define TOKENPRISM_TOKEN_LOOKUP_H
+
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A chunk's key: its first (up to) 8 bytes as a little-endian word padded with zeros, and
+ * the hash of all its bytes. */
+typedef struct {
+    uint64_t head, hash;
+} Key;
+
+static inline uint64_t mix(uint64_t h) {
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 31);
+}
+
+/* The key of p[0..len); `avail` >= len bytes may be read from p. */
+static inline Key key_of(const unsigned char *p, size_t len, size_t avail) {
+    Key k = {0, 0};
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (avail >= 8) {
+        memcpy(&k.head, p, 8);
+        if (len < 8) k.head &= ((uint64_t)1 << (8 * len)) - 1;
+    } else
+#endif
+    {
+        (void)avail;
+        for (size_t i = 0; i < len && i < 8; i++) k.head |= (uint64_t)p[i] << (8 * i);
+    }
+    uint64_t h = mix(k.head ^ (len * 0x9E3779B97F4A7C15ull)), w;
+    for (size_t i = 8; i < len; i += 8) {
+        w = 0;
+        memcpy(&w, p + i, len - i < 8 ? len - i : 8);
+        h = mix(h ^ w);
+    }
+    k.hash = h ^ (h >> 29);
+    return k;
+}
+
+typedef struct {
+    uint64_t head; /* Key.head of the token */
+    uint32_t len;  /* 0: an empty slot */
+    int32_t rank;
+} Slot16;
+
+typedef struct {
+    unsigned char *flat; /* all tokens' bytes; rank r is flat[starts[r] .. starts[r + 1]) */
+    uint32_t *starts;
+    Slot16 *slots;
+    int bits;
+    size_t longest;
+} Lookup;
+
+/* The rank of the token p[0..len) of key k, or -1. A token of up to 8 bytes is matched in
+ * its slot alone; a longer one also compares the rest of its bytes. */
+static inline int32_t lookup_rank_keyed(const Lookup *l, const unsigned char *p, size_t len, Key k) {
+    if (len > l->longest) return -1;
+    uint64_t mask = ((uint64_t)1 << l->bits) - 1;
+    for (uint64_t i = k.hash >> (64 - l->bits);; i = (i + 1) & mask) {
+        const Slot16 *slot = &l->slots[i];
+        if (!slot->len) return -1;
+        if (slot->head == k.head && slot->len == len &&
+            (len <= 8 || !memcmp(l->flat + l->starts[slot->rank] + 8, p + 8, len - 8)))
+            return slot->rank;
+    }
+}
+
+static inline int32_t lookup_rank(const Lookup *l, const unsigned char *p, size_t len) {
+    return lookup_rank_keyed(l, p, len, key_of(p, len, len));
+}
+
+static void lookup_free(Lookup *l) {
+    free(l->flat);
+    free(l->starts);
+    free(l->slots);
+}
+
+/* Fills the lookup from tokens (a list of bytes, rank order); -1 with a Python error set. */
+static int lookup_init(Lookup *l, PyObject *tokens) {
+    Py_ssize_t n = PyList_GET_SIZE(tokens), total = 0;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        PyObject *token = PyList_GET_ITEM(tokens, r);
+        if (!PyBytes_Check(token) || PyBytes_GET_SIZE(token) == 0) {
+            PyErr_Format(PyExc_TypeError, "token %zd is not non-empty bytes", r);
+            return -1;
+        }
+        total += PyBytes_GET_SIZE(token);
+    }
+    if (n >= INT32_MAX / 4 || total >= UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "too many or too long tokens");
+        return -1;
+    }
+    l->bits = 10;
+    while (((Py_ssize_t)1 << l->bits) < 2 * n) l->bits++;
+    l->flat = malloc((size_t)total + 1);
+    l->starts = malloc(sizeof *l->starts * (size_t)(n + 1));
+    l->slots = calloc((size_t)1 << l->bits, sizeof *l->slots);
+    if (!l->flat || !l->starts || !l->slots) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    uint64_t mask = ((uint64_t)1 << l->bits) - 1;
+    l->starts[0] = 0;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        PyObject *token = PyList_GET_ITEM(tokens, r);
+        size_t len = (size_t)PyBytes_GET_SIZE(token);
+        const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(token);
+        if (lookup_rank(l, p, len) >= 0) {
+            PyErr_Format(PyExc_ValueError, "token %zd repeats an earlier token", r);
+            return -1;
+        }
+        memcpy(l->flat + l->starts[r], p, len);
+        l->starts[r + 1] = l->starts[r] + (uint32_t)len;
+        if (len > l->longest) l->longest = len;
+        Key k = key_of(p, len, len);
+        uint64_t i = k.hash >> (64 - l->bits);
+        while (l->slots[i].len) i = (i + 1) & mask;
+        l->slots[i] = (Slot16){k.head, (uint32_t)len, (int32_t)r};
+    }
+    return 0;
+}
+
+#endif
