@@ -11,8 +11,9 @@ the best of --repeat runs is kept (each engine encodes engines.WARM_UP once befo
 starts: some set up lazily on their first merge). Ratios: ours (encode) to the reference measured in the
 same run, and to the fastest peer whose ids are exact. "exact" compares every engine's ids
 (counts, for `count`) with the reference's on the same text and documents: a peer that
-differs is shown with "!" after its speed and the first difference, and is not a "best
-peer"; our difference is a bug, and the script exits 1 after the table.
+differs is shown with "!" after its speed in that mode and the first difference, and is not
+the "best peer" of that mode ("-" when no peer is exact there); a run that raises is
+reported the same way, untimed. Our difference is a bug: listed after the table, exit 1.
 """
 
 from __future__ import annotations
@@ -66,22 +67,25 @@ def main() -> None:
         raise SystemExit(1)
 
 
+Verdicts = dict[str, str | None]  # mode -> None when its ids are the reference's, else where they differ
+
+
 def bench_encoding(name: str, classes: list[texts.Text], repeat: int, bugs: list[str]) -> list[dict[str, Any]]:
     reference = engines.reference_engine(name)
     found, notes = engines.peers(name)
     print(f"\n== {name} (reference: {reference.label}){''.join(f'; {note}' for note in notes)}")
-    print(f"{'class':13} {'engine':18} " + " ".join(f"{mode:>8}" for mode in MODES) + "  exact (MB/s of UTF-8 input)")
+    print(f"{'class':18} {'engine':18} " + " ".join(f"{mode:>8}" for mode in MODES) + "  exact (MB/s of UTF-8 input)")
     rows = []
     for text in classes:
         docs = texts.documents(text.text)
         expected, speeds = run_engine(reference, text.text, docs, repeat)
-        table: list[tuple[engines.Engine, dict[str, float], str]] = [(reference, speeds, "reference")]
+        table: list[tuple[engines.Engine, dict[str, float], Verdicts]] = [(reference, speeds, dict.fromkeys(MODES))]
         for engine in [*engines.ours(name), *found]:
             results, speeds = run_engine(engine, text.text, docs, repeat)
-            verdict = exactness(results, expected, engine.counts)
-            table.append((engine, speeds, verdict))
-            if engine.role == "ours" and verdict != "same":
-                bugs.append(f"{name}, {text.name}, {engine.label}: {verdict}")
+            verdicts = exactness(results, expected, engine.counts)
+            table.append((engine, speeds, verdicts))
+            if engine.role == "ours" and any(verdicts.values()):
+                bugs.append(f"{name}, {text.name}, {engine.label}: {summary(verdicts)}")
         rows += print_case(name, text, table)
     return rows
 
@@ -89,7 +93,8 @@ def bench_encoding(name: str, classes: list[texts.Text], repeat: int, bugs: list
 def run_engine(
     engine: engines.Engine, text: str, docs: list[str], repeat: int
 ) -> tuple[dict[str, Any], dict[str, float]]:
-    """Best MB/s per mode over `repeat` runs (a fresh build each), and the last results."""
+    """Best MB/s per mode over `repeat` runs (a fresh build each), and the last results (an
+    exception, for a run that raised one)."""
     size = len(text.encode("utf-8"))
     results: dict[str, Any] = {}
     best = dict.fromkeys(MODES, 0.0)
@@ -99,27 +104,41 @@ def run_engine(
             runner.one(engines.WARM_UP)  # some engines load lazily, on their first merge: not the text's time
             call = {"1 text": runner.one, "1KB x1": runner.docs, "1KB x2": runner.docs2}[mode]
             started = time.perf_counter()
-            results[mode] = call(inputs)
-            seconds = time.perf_counter() - started
-            best[mode] = max(best[mode], size / 1e6 / seconds)
+            try:
+                results[mode] = call(inputs)
+            except Exception as error:  # reported in the exact column, not timed
+                results[mode] = error
+                break
+            best[mode] = max(best[mode], size / 1e6 / (time.perf_counter() - started))
     return results, best
 
 
-def exactness(results: dict[str, Any], expected: dict[str, Any], counts: bool) -> str:
-    """ "same", or where the first difference with the reference's ids (or their counts) is."""
+def exactness(results: dict[str, Any], expected: dict[str, Any], counts: bool) -> Verdicts:
+    """Per mode: None when the ids (or their counts) are the reference's, else the first difference."""
     whole, parts = expected["1 text"], expected["1KB x1"]
     if counts:
         whole, parts = len(whole), [len(ids) for ids in parts]
+    verdicts: Verdicts = {}
     for mode in MODES:
         got = results[mode]
-        if mode == "1 text":
-            if got != whole:
-                return f"differs ({mode}: {_first_difference(got, whole, counts)})"
-            continue
-        for number, (mine, theirs) in enumerate(zip(got, parts, strict=True)):
-            if mine != theirs:
-                return f"differs ({mode}, document {number}: {_first_difference(mine, theirs, counts)})"
-    return "same"
+        verdicts[mode] = None
+        if isinstance(got, Exception):
+            verdicts[mode] = f"failed: {type(got).__name__}: {str(got)[:60]}"
+        elif mode == "1 text" and got != whole:
+            verdicts[mode] = _first_difference(got, whole, counts)
+        elif mode != "1 text":
+            for number, (mine, theirs) in enumerate(zip(got, parts, strict=True)):
+                if mine != theirs:
+                    verdicts[mode] = f"document {number}: {_first_difference(mine, theirs, counts)}"
+                    break
+    return verdicts
+
+
+def summary(verdicts: Verdicts) -> str:
+    differing = [mode for mode, verdict in verdicts.items() if verdict]
+    if not differing:
+        return "same"
+    return f"differs in {', '.join(differing)} ({differing[0]}: {verdicts[differing[0]]})"
 
 
 def _first_difference(got: Any, expected: Any, counts: bool) -> str:
@@ -129,27 +148,32 @@ def _first_difference(got: Any, expected: Any, counts: bool) -> str:
     return f"id {at}: {got[at : at + 3]} not {expected[at : at + 3]}, {len(got)} ids not {len(expected)}"
 
 
-def print_case(name: str, text: texts.Text, table: list[tuple[engines.Engine, dict[str, float], str]]) -> list[dict]:
+def print_case(
+    name: str, text: texts.Text, table: list[tuple[engines.Engine, dict[str, float], Verdicts]]
+) -> list[dict]:
     rows = []
     label = f"{text.name} {text.size / 1e6:.1f}MB"
-    for engine, speeds, verdict in table:
-        mark = "" if verdict in ("same", "reference") else "!"
-        cells = " ".join(f"{speeds[mode]:7.1f}{mark or ' '}" for mode in MODES)
-        print(f"{label:13} {engine.label:18} {cells}  {verdict}")
+    for engine, speeds, verdicts in table:
+        cells = " ".join(f"{speeds[mode]:7.1f}{'!' if verdicts[mode] else ' '}" for mode in MODES)
+        print(
+            f"{label:18} {engine.label:18} {cells}  {'reference' if engine.role == 'reference' else summary(verdicts)}"
+        )
         label = ""
         rows += [
             {"encoding": name, "class": text.name, "bytes": text.size, "engine": engine.label, "role": engine.role}
-            | {"mode": mode, "mb_per_s": round(speeds[mode], 2), "exact": verdict}
+            | {"mode": mode, "mb_per_s": round(speeds[mode], 2), "exact": verdicts[mode] is None}
+            | ({"difference": verdicts[mode]} if verdicts[mode] else {})
             for mode in MODES
         ]
     ours = table[1][1]
-    ratios = {"x reference": table[0][1]}
-    exact_peers = [speeds for engine, speeds, verdict in table if engine.role == "peer" and verdict == "same"]
-    if exact_peers:
-        ratios["x best peer"] = {mode: max(speeds[mode] for speeds in exact_peers) for mode in MODES}
-    for title, theirs in ratios.items():
-        cells = " ".join(f"{ours[mode] / theirs[mode]:7.2f}x" for mode in MODES)
-        print(f"{'':13} {'ours ' + title:18} {cells}")
+    print(f"{'':18} {'ours x reference':18} " + " ".join(f"{ours[m] / table[0][1][m]:7.2f}x" for m in MODES))
+    peers = [(speeds, verdicts) for engine, speeds, verdicts in table if engine.role == "peer"]
+    if peers:
+        cells = []
+        for mode in MODES:
+            exact = [speeds[mode] for speeds, verdicts in peers if not verdicts[mode]]
+            cells.append(f"{ours[mode] / max(exact):7.2f}x" if exact else f"{'-':>7} ")
+        print(f"{'':18} {'ours x best peer':18} " + " ".join(cells))
     return rows
 
 

@@ -49,7 +49,7 @@ _MAX_CODE_FILE = 100_000
 class Text:
     name: str
     text: str
-    sources: int  # files or catalogs read
+    sources: int  # files or catalogs it holds text of
     short: bool  # the machine had less than the limit asked
 
     @property
@@ -96,17 +96,18 @@ def documents(text: str, size: int = 1024) -> list[str]:
 
 def _cut(name: str, pieces: Iterable[tuple[int, str]], limit: int) -> Text:
     parts: list[str] = []
-    total = sources = 0
+    sources: set[int] = set()
+    total = 0
     for source, piece in pieces:
-        sources = max(sources, source + 1)
+        sources.add(source)
         size = len(piece.encode("utf-8")) + 1
         if total + size > limit:
             rest = piece.encode("utf-8")[: limit - total].decode("utf-8", errors="ignore")
             parts.append(rest)
-            return Text(name, "\n".join(parts), sources, short=False)
+            return Text(name, "\n".join(parts), len(sources), short=False)
         parts.append(piece)
         total += size
-    return Text(name, "\n".join(parts), sources, short=True)
+    return Text(name, "\n".join(parts), len(sources), short=True)
 
 
 def _numbered(texts: Iterable[str]) -> Iterator[tuple[int, str]]:
