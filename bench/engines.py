@@ -11,7 +11,7 @@ thread) and `docs2(texts)` (two threads) give ids, or counts for tokenprism's co
   builds them.
 - peers, when installed and offering the vocabulary: splintr-rs (its named vocabularies,
   else `from_bytes` of our file; `from_json` for deepseek_v4; its encode_batch), bpe-openai
-  (cl100k_base, o200k_base; encode_ordinary_batch with two threads), fastokens
+  (cl100k_base, o200k_base; its Rust binding's encode, two threads over halves), fastokens
   (`from_tiktoken` of our file, `from_file` for deepseek_v4; its encode_batch).
 Left out: SentencePiece tokenizers and tokenprism_4k (no reference or peer to race).
 """
@@ -180,11 +180,12 @@ def _splintr(name: str) -> Callable[[], Runner] | None:
 def _bpe_openai(name: str) -> Callable[[], Runner] | None:
     if name not in ("cl100k_base", "o200k_base"):
         return None
-    import bpe_openai
+    from bpe_openai import _bindings
 
     def build() -> Runner:
-        encoding = bpe_openai.get_encoding(name)
-        return Runner(*_both(encoding.encode_ordinary), lambda t: encoding.encode_ordinary_batch(t, num_threads=2))
+        # its Rust binding: the Python wrapper refuses a text of 1,000,000 characters or one
+        # giving over 20,000 tokens; its batch call is the same two threads as ours
+        return one_by_one(_bindings.tokenizer_for_encoding(name).encode)
 
     return build
 

@@ -13,7 +13,8 @@
   cyrillic, arabic, devanagari, cjk, greek.
 
 Selection is deterministic: sorted paths, shuffled with a fixed seed (for variety under
-the size cut), each distinct message once. A class is cut at `limit` bytes of UTF-8; on a
+the size cut), each distinct message once; the bytes depend on what the machine has
+installed (packages, translations), so figures compare on one machine. A class is cut at `limit` bytes of UTF-8; on a
 machine with less, `Text.short` says so. `documents` cuts a text into ~1 KB documents at
 whitespace.
 """
