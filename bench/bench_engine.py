@@ -60,8 +60,8 @@ def main() -> None:
     bugs: list[str] = []
     for name in chosen:
         rows += bench_encoding(name, classes, args.repeat, bugs)
-    if args.json:
-        args.json.write_text(json.dumps({"machine": machine, "rows": rows}, indent=1) + "\n")
+        if args.json:  # after each encoding, so that a run cut short keeps what it measured
+            args.json.write_text(json.dumps({"machine": machine, "rows": rows}, indent=1) + "\n")
     if bugs:
         print("\nOUR IDS DIFFER FROM THE REFERENCE (a bug):\n  " + "\n  ".join(bugs))
         raise SystemExit(1)
