@@ -112,9 +112,12 @@ static Py_ssize_t merge_by_bytes(const Core *c, const unsigned char *p, size_t n
             if (ranks[k] < ranks[i]) i = k; /* strict: the leftmost lowest */
         if (ranks[i] == NO_MERGE) break;
         ids[i] = ranks[i];
-        memmove(ids + i + 1, ids + i + 2, sizeof *ids * (m - i - 2));
-        memmove(ranks + i, ranks + i + 1, sizeof *ranks * (m - i - 2));
-        memmove(starts + i + 1, starts + i + 2, m - i - 1);
+        for (size_t k = i + 1; k + 1 < m; k++) { /* piece i + 1 goes; short moves, no memmove calls */
+            ids[k] = ids[k + 1];
+            ranks[k - 1] = ranks[k];
+            starts[k] = starts[k + 1];
+        }
+        starts[m - 1] = starts[m];
         m--;
         if (i > 0) ranks[i - 1] = piece_rank(c, p, starts[i - 1], starts[i + 1], avail);
         if (i + 1 < m) ranks[i] = piece_rank(c, p, starts[i], starts[i + 2], avail);
@@ -131,7 +134,9 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
         const unsigned char *chunk = s + i;
         Key key = key_of(chunk, len, n - (size_t)(chunk - s));
         uint64_t h = key.hash;
-        int32_t rank = lookup_rank_keyed(&c->lookup, chunk, len, key);
+        int32_t rank = len > SHORT_TOKEN && !filter_may_hold(&c->long_filter, h)
+                           ? -1 /* not a token, known without touching the lookup's slots */
+                           : lookup_rank_keyed(&c->lookup, chunk, len, key);
         i = end;
         if (rank >= 0) {
             if (!out) {
