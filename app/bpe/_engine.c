@@ -107,11 +107,12 @@ static Py_ssize_t merge_by_bytes(const Core *c, const unsigned char *p, size_t n
     for (size_t i = 0; i <= n; i++) starts[i] = (uint8_t)i;
     for (size_t i = 0; i + 1 < m; i++) ranks[i] = piece_rank(c, p, i, i + 2, avail);
     while (m > 1) {
+        int32_t lowest = ranks[0]; /* the lowest rank, then its leftmost pair: two simple loops */
+        for (size_t k = 1; k + 1 < m; k++) lowest = ranks[k] < lowest ? ranks[k] : lowest;
+        if (lowest == NO_MERGE) break;
         size_t i = 0;
-        for (size_t k = 1; k + 1 < m; k++)
-            if (ranks[k] < ranks[i]) i = k; /* strict: the leftmost lowest */
-        if (ranks[i] == NO_MERGE) break;
-        ids[i] = ranks[i];
+        while (ranks[i] != lowest) i++;
+        ids[i] = lowest;
         for (size_t k = i + 1; k + 1 < m; k++) { /* piece i + 1 goes; short moves, no memmove calls */
             ids[k] = ids[k + 1];
             ranks[k - 1] = ranks[k];
