@@ -15,7 +15,7 @@
  * a lone surrogate: the Python side replaces those as tiktoken does and calls again); then,
  * without the GIL, pretok_next cuts the bytes into the pattern's chunks, and each chunk is
  * looked up whole among the tokens (most chunks are one token) or else merged: a chunk of
- * up to SHORT_CHUNK bytes by merge_by_bytes (each pair's rank is the rank of its bytes, in
+ * up to BYTES_MERGE_MAX bytes by merge_by_bytes (each pair's rank is the rank of its bytes, in
  * token_lookup.h's small tables of the short tokens and filter of the long ones, which
  * stay in cache), a longer one by merge.h's BPE over a table of every split of every token
  * into two tokens. Both are
@@ -99,10 +99,12 @@ static inline int32_t piece_rank(const Core *c, const unsigned char *p, size_t s
  * lookup (the table the whole chunks were just looked up in, so mostly in cache) instead
  * of in the far larger pair table: the same rule (the pair whose concatenation has the
  * lowest rank, leftmost first), so the same ids. ids[0..n) are the byte ids of p[0..n)
- * (n <= SHORT_CHUNK, `avail` >= n bytes readable); returns the new length. */
+ * (n <= BYTES_MERGE_MAX, `avail` >= n bytes readable); returns the new length. */
+#define BYTES_MERGE_MAX 128 /* bytes; a longer chunk is merged on merge.h's heap (starts are uint8_t) */
+
 static Py_ssize_t merge_by_bytes(const Core *c, const unsigned char *p, size_t n, size_t avail, int32_t *ids) {
-    uint8_t starts[SHORT_CHUNK + 1]; /* piece i is p[starts[i] .. starts[i + 1]) */
-    int32_t ranks[SHORT_CHUNK];      /* i -> rank of pieces i and i + 1 together */
+    uint8_t starts[BYTES_MERGE_MAX + 1]; /* piece i is p[starts[i] .. starts[i + 1]) */
+    int32_t ranks[BYTES_MERGE_MAX];  /* i -> rank of pieces i and i + 1 together */
     size_t m = n;
     for (size_t i = 0; i <= n; i++) starts[i] = (uint8_t)i;
     for (size_t i = 0; i + 1 < m; i++) ranks[i] = piece_rank(c, p, i, i + 2, avail);
@@ -159,7 +161,7 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
         if (ids_reserve(scratch, len) < 0) return ENC_NO_MEMORY;
         for (size_t k = 0; k < len; k++) scratch->v[k] = c->table.byte_ids[chunk[k]];
         size_t avail = n - (size_t)(chunk - s);
-        Py_ssize_t merged = len <= SHORT_CHUNK ? merge_by_bytes(c, chunk, len, avail, scratch->v)
+        Py_ssize_t merged = len <= BYTES_MERGE_MAX ? merge_by_bytes(c, chunk, len, avail, scratch->v)
                                                : merge_ids(&c->table, scratch->v, (Py_ssize_t)len);
         if (merged < 0 || cache_put(cache, chunk, len, h, scratch->v, (size_t)merged) < 0 ||
             emit(c, out, count, scratch->v, (size_t)merged) < 0)

@@ -44,7 +44,7 @@ def test_every_byte_value_and_every_byte_pair_alone_and_in_words(pair):
         assert encoder.encode(text) == reference.encode_ordinary(text)
 
 
-@pytest.mark.parametrize("length", [3, 4, 5, 8, 9, 63, 64, 65, 66, 200, 1000])
+@pytest.mark.parametrize("length", [3, 4, 5, 8, 9, 63, 64, 65, 66, 127, 128, 129, 130, 200, 1000])
 def test_chunks_of_each_length_either_side_of_the_two_merge_loops(pair, length):
     encoder, reference = pair
     rng = random.Random(length)
