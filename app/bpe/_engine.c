@@ -14,8 +14,11 @@
  * How: the UTF-8 of each str (PyUnicode_AsUTF8AndSize, which raises UnicodeEncodeError on
  * a lone surrogate: the Python side replaces those as tiktoken does and calls again); then,
  * without the GIL, pretok_next cuts the bytes into the pattern's chunks, and each chunk is
- * looked up whole among the tokens (most chunks are one token) or else merged by
- * merge.h's BPE over a table of every split of every token into two tokens, which is
+ * looked up whole among the tokens (most chunks are one token) or else merged: a chunk of
+ * up to BYTES_MERGE_MAX bytes by merge_by_bytes (each pair's rank is the rank of its bytes, in
+ * token_lookup.h's small tables of the short tokens and filter of the long ones, which
+ * stay in cache), a longer one by merge.h's BPE over a table of every split of every token
+ * into two tokens. Both are
  * tiktoken's rule (merge the adjacent pair whose concatenation has the lowest rank,
  * leftmost first), so the ids are tiktoken's even for tokens no merge of two lower-ranked
  * tokens makes (qwen3_6 has such). The ids go into a growing int32 buffer (a
@@ -58,6 +61,8 @@ typedef struct {
     pretok_family family;
     Table table;
     Lookup lookup;
+    ShortLookup short_tokens; /* the tokens of up to SHORT_TOKEN bytes again, for merging */
+    LongFilter long_filter;   /* and a filter of the longer ones */
     int32_t id_offset;
     uint64_t serial; /* this engine's number, for the thread caches */
 } Core;
@@ -75,6 +80,54 @@ static inline int emit(const Core *c, Ids *out, size_t *count, const int32_t *id
     return ENC_OK;
 }
 
+/* The rank of the token p[start..end), NO_MERGE when no token has those bytes; `avail`
+ * bytes may be read from p. */
+static inline int32_t piece_rank(const Core *c, const unsigned char *p, size_t start, size_t end, size_t avail) {
+    size_t len = end - start;
+    int32_t rank;
+    if (len <= SHORT_TOKEN && c->short_tokens.bits) {
+        rank = short_rank(&c->short_tokens, p + start, len);
+    } else {
+        Key k = key_of(p + start, len, avail - start);
+        if (len > SHORT_TOKEN && !filter_may_hold(&c->long_filter, k.hash)) return NO_MERGE;
+        rank = lookup_rank_keyed(&c->lookup, p + start, len, k);
+    }
+    return rank < 0 ? NO_MERGE : rank;
+}
+
+/* merge.h's merge_short, with each pair's rank found as the rank of its bytes in the token
+ * lookup (the table the whole chunks were just looked up in, so mostly in cache) instead
+ * of in the far larger pair table: the same rule (the pair whose concatenation has the
+ * lowest rank, leftmost first), so the same ids. ids[0..n) are the byte ids of p[0..n)
+ * (n <= BYTES_MERGE_MAX, `avail` >= n bytes readable); returns the new length. */
+#define BYTES_MERGE_MAX 128 /* bytes; a longer chunk is merged on merge.h's heap (starts are uint8_t) */
+
+static Py_ssize_t merge_by_bytes(const Core *c, const unsigned char *p, size_t n, size_t avail, int32_t *ids) {
+    uint8_t starts[BYTES_MERGE_MAX + 1]; /* piece i is p[starts[i] .. starts[i + 1]) */
+    int32_t ranks[BYTES_MERGE_MAX];  /* i -> rank of pieces i and i + 1 together */
+    size_t m = n;
+    for (size_t i = 0; i <= n; i++) starts[i] = (uint8_t)i;
+    for (size_t i = 0; i + 1 < m; i++) ranks[i] = piece_rank(c, p, i, i + 2, avail);
+    while (m > 1) {
+        int32_t lowest = ranks[0]; /* the lowest rank, then its leftmost pair: two simple loops */
+        for (size_t k = 1; k + 1 < m; k++) lowest = ranks[k] < lowest ? ranks[k] : lowest;
+        if (lowest == NO_MERGE) break;
+        size_t i = 0;
+        while (ranks[i] != lowest) i++;
+        ids[i] = lowest;
+        for (size_t k = i + 1; k + 1 < m; k++) { /* piece i + 1 goes; short moves, no memmove calls */
+            ids[k] = ids[k + 1];
+            ranks[k - 1] = ranks[k];
+            starts[k] = starts[k + 1];
+        }
+        starts[m - 1] = starts[m];
+        m--;
+        if (i > 0) ranks[i - 1] = piece_rank(c, p, starts[i - 1], starts[i + 1], avail);
+        if (i + 1 < m) ranks[i] = piece_rank(c, p, starts[i], starts[i + 2], avail);
+    }
+    return (Py_ssize_t)m;
+}
+
 /* The ids of s[0..n) appended to `out` (or, when `out` is NULL, their number added to
  * *count). `scratch` is the caller's buffer for merging a chunk, `cache` its chunk cache. */
 static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *out, size_t *count, Ids *scratch,
@@ -84,7 +137,9 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
         const unsigned char *chunk = s + i;
         Key key = key_of(chunk, len, n - (size_t)(chunk - s));
         uint64_t h = key.hash;
-        int32_t rank = lookup_rank_keyed(&c->lookup, chunk, len, key);
+        int32_t rank = len > SHORT_TOKEN && !filter_may_hold(&c->long_filter, h)
+                           ? -1 /* not a token, known without touching the lookup's slots */
+                           : lookup_rank_keyed(&c->lookup, chunk, len, key);
         i = end;
         if (rank >= 0) {
             if (!out) {
@@ -105,7 +160,9 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
         scratch->n = 0;
         if (ids_reserve(scratch, len) < 0) return ENC_NO_MEMORY;
         for (size_t k = 0; k < len; k++) scratch->v[k] = c->table.byte_ids[chunk[k]];
-        Py_ssize_t merged = merge_ids(&c->table, scratch->v, (Py_ssize_t)len);
+        size_t avail = n - (size_t)(chunk - s);
+        Py_ssize_t merged = len <= BYTES_MERGE_MAX ? merge_by_bytes(c, chunk, len, avail, scratch->v)
+                                               : merge_ids(&c->table, scratch->v, (Py_ssize_t)len);
         if (merged < 0 || cache_put(cache, chunk, len, h, scratch->v, (size_t)merged) < 0 ||
             emit(c, out, count, scratch->v, (size_t)merged) < 0)
             return ENC_NO_MEMORY;
@@ -129,6 +186,9 @@ typedef struct {
 
 static void Engine_dealloc(Engine *self) {
     free(self->core.table.slots);
+    free(self->core.short_tokens.slots);
+    free(self->core.short_tokens.pairs);
+    free(self->core.long_filter.bits);
     lookup_free(&self->core.lookup);
     for (Py_ssize_t i = 0; self->id_ints && i < self->n_ids; i++) Py_XDECREF(self->id_ints[i]);
     PyMem_Free(self->id_ints);
@@ -186,6 +246,11 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     self->core.serial = ++engines_made;
     if (lookup_init(&self->core.lookup, tokens) < 0) goto fail;
     if (merges_init(&self->core.table, &self->core.lookup, n_tokens) < 0) goto fail;
+    if (short_init(&self->core.short_tokens, &self->core.lookup, (size_t)n_tokens) < 0 ||
+        filter_init(&self->core.long_filter, &self->core.lookup, (size_t)n_tokens) < 0) {
+        PyErr_NoMemory();
+        goto fail;
+    }
     self->n_ids = n_tokens;
     self->id_ints = PyMem_Calloc((size_t)(n_tokens ? n_tokens : 1), sizeof(PyObject *));
     if (!self->id_ints) {

@@ -18,6 +18,7 @@ and o200k_harmony). Left out: decoding, and the special tokens themselves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from weakref import WeakValueDictionary
 
 from app.bpe import _engine
@@ -56,6 +57,7 @@ class Encoder:
         shared = twin.engine_of(tokens) if twin is not None else None
         if shared is not None:  # o200k_base and o200k_harmony: one engine (~30 MB)
             self._core, self._tokens = shared, tokens
+            _BUILT[key] = self  # the engine stays findable while any of its encoders lives
             return
         try:
             self._core = Engine(family, tokens, id_offset)
@@ -77,6 +79,11 @@ class Encoder:
     def accepts(text: str) -> bool:
         """Whether this build's pretokenizer cuts `text` exactly (any text once FULL_UNICODE)."""
         return FULL_UNICODE or text.isascii()
+
+    def plain_methods(self) -> tuple[Callable[[str], list[int]], Callable[[str], int]] | None:
+        """The C engine's encode and count, to call directly when this build takes every text
+        (they raise UnicodeEncodeError on lone surrogates: then call this encoder's), else None."""
+        return (self._core.encode, self._core.count) if FULL_UNICODE else None
 
     def encode(self, text: str) -> list[int]:
         try:

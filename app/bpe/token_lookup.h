@@ -131,4 +131,88 @@ static int lookup_init(Lookup *l, PyObject *tokens) {
     return 0;
 }
 
+/* ---- the short tokens alone ----
+ * Tokens of up to SHORT_TOKEN bytes in a table of 8-byte slots (rank << 40 | len << 32 |
+ * bytes), ~0.5-1 MB, small enough to stay in cache while a chunk is merged: most pairs the
+ * merge looks up are this short. Empty when there are too many ranks to pack (>= 2**24). */
+#define SHORT_TOKEN 4
+
+typedef struct {
+    uint64_t *slots; /* 0: empty */
+    int bits;        /* 0: no table */
+    int32_t *pairs;  /* the rank of each 2-byte token, by its bytes as a little-endian uint16; -1: none */
+} ShortLookup;
+
+static inline uint64_t short_key(const unsigned char *p, size_t len) {
+    uint32_t w = 0;
+    for (size_t i = 0; i < len; i++) w |= (uint32_t)p[i] << (8 * i);
+    return (uint64_t)len << 32 | w;
+}
+
+/* The rank of the token p[0..len) (1 <= len <= SHORT_TOKEN), or -1; the table must exist. */
+static inline int32_t short_rank(const ShortLookup *t, const unsigned char *p, size_t len) {
+    if (len == 2) return t->pairs[p[0] | p[1] << 8];
+    uint64_t key = short_key(p, len), mask = ((uint64_t)1 << t->bits) - 1;
+    for (uint64_t i = (key * 0x9E3779B97F4A7C15ull) >> (64 - t->bits);; i = (i + 1) & mask) {
+        uint64_t v = t->slots[i];
+        if (!v) return -1;
+        if ((v & 0xFFFFFFFFFFull) == key) return (int32_t)(v >> 40);
+    }
+}
+
+/* Fills t from l's tokens (n of them); -1 when out of memory (no Python error set). */
+static int short_init(ShortLookup *t, const Lookup *l, size_t n) {
+    memset(t, 0, sizeof *t);
+    if (n >= ((size_t)1 << 24)) return 0;
+    size_t count = 0;
+    for (size_t r = 0; r < n; r++) count += l->starts[r + 1] - l->starts[r] <= SHORT_TOKEN;
+    int bits = 8;
+    while (((size_t)1 << bits) < 2 * count) bits++;
+    if (!(t->slots = calloc((size_t)1 << bits, sizeof *t->slots))) return -1;
+    if (!(t->pairs = malloc(sizeof *t->pairs * 65536))) return -1;
+    memset(t->pairs, 0xff, sizeof *t->pairs * 65536);
+    t->bits = bits;
+    uint64_t mask = ((uint64_t)1 << bits) - 1;
+    for (size_t r = 0; r < n; r++) {
+        size_t len = l->starts[r + 1] - l->starts[r];
+        if (len > SHORT_TOKEN) continue;
+        if (len == 2) t->pairs[l->flat[l->starts[r]] | l->flat[l->starts[r] + 1] << 8] = (int32_t)r;
+        uint64_t key = short_key(l->flat + l->starts[r], len), i = (key * 0x9E3779B97F4A7C15ull) >> (64 - bits);
+        while (t->slots[i]) i = (i + 1) & mask;
+        t->slots[i] = (uint64_t)r << 40 | key;
+    }
+    return 0;
+}
+
+/* ---- a filter of the longer tokens ----
+ * One bit per (top bits of a) Key.hash of every token longer than SHORT_TOKEN bytes, 8x as
+ * many bits as such tokens (~128-256 KB): a clear bit says "no token" without touching the
+ * lookup's far larger slots, which is what most pair lookups of a merge find. */
+typedef struct {
+    uint64_t *bits;
+    int shift; /* hash >> shift is the bit's index */
+} LongFilter;
+
+static inline int filter_may_hold(const LongFilter *f, uint64_t hash) {
+    uint64_t i = hash >> f->shift;
+    return (int)(f->bits[i >> 6] >> (i & 63)) & 1;
+}
+
+/* Fills f from l's tokens (n of them); -1 when out of memory (no Python error set). */
+static int filter_init(LongFilter *f, const Lookup *l, size_t n) {
+    size_t count = 0;
+    for (size_t r = 0; r < n; r++) count += l->starts[r + 1] - l->starts[r] > SHORT_TOKEN;
+    int bits = 12;
+    while (((size_t)1 << bits) < 8 * count) bits++;
+    if (!(f->bits = calloc(((size_t)1 << bits) / 64, sizeof *f->bits))) return -1;
+    f->shift = 64 - bits;
+    for (size_t r = 0; r < n; r++) {
+        size_t len = l->starts[r + 1] - l->starts[r];
+        if (len <= SHORT_TOKEN) continue;
+        uint64_t i = key_of(l->flat + l->starts[r], len, len).hash >> f->shift;
+        f->bits[i >> 6] |= (uint64_t)1 << (i & 63);
+    }
+    return 0;
+}
+
 #endif

@@ -1,0 +1,73 @@
+"""The C engine's fast paths (issue 25): the merge of an unseen chunk by the rank of its
+pieces' bytes (the short-token table, the byte-pair array, the filter of longer tokens,
+and the pair table for chunks too long for that merge), exact against tiktoken on every
+byte value and chunk length; and the tokenizers' one-call path for plain text.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from app.bpe.engine import Encoder
+from app.tokenizers.openai_encodings import CL100K_PATTERN, O200K_PATTERN
+from tests.reference import tiktoken_reference
+
+
+@pytest.fixture(scope="module", params=[("cl100k_base", CL100K_PATTERN), ("o200k_base", O200K_PATTERN)])
+def pair(request) -> tuple[Encoder, object]:
+    name, pattern = request.param
+    reference = tiktoken_reference(name)
+    encoder = Encoder.for_pattern(pattern, reference._mergeable_ranks, name)
+    assert encoder is not None
+    return encoder, reference
+
+
+def test_every_byte_value_and_every_byte_pair_alone_and_in_words(pair):
+    encoder, reference = pair
+    texts = [bytes([b]).decode("latin-1") for b in range(256)]
+    texts += ["".join(chr(0x400 + (a * 7 + b) % 0x100) for b in range(12)) for a in range(64)]  # Cyrillic words
+    rng = random.Random(25)
+    texts += [
+        " "
+        + "".join(
+            chr(
+                rng.choice([0xE9, 0x3B1, 0x5D0, 0x627, 0x915, 0x4E00 + rng.randrange(500), 0x1F600 + rng.randrange(80)])
+            )
+            for _ in range(rng.randrange(1, 40))
+        )
+        for _ in range(500)
+    ]
+    assert encoder.encode_batch(texts) == [reference.encode_ordinary(text) for text in texts]
+    for text in texts[256:]:  # not cached the first time round, cached the second
+        assert encoder.encode(text) == reference.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("length", [3, 4, 5, 8, 9, 63, 64, 65, 66, 127, 128, 129, 130, 200, 1000])
+def test_chunks_of_each_length_either_side_of_the_two_merge_loops(pair, length):
+    encoder, reference = pair
+    rng = random.Random(length)
+    for alphabet in ("abcdefghij", "éèêëàâäôöü", "абвгдежзий", "的一是不了人我在有他", "😀😁😂🙂🙃"):
+        text = " " + "".join(rng.choice(alphabet) for _ in range(length))
+        assert encoder.encode(text) == reference.encode_ordinary(text), (alphabet, length)
+
+
+def test_plain_encode_and_count_are_one_call_into_the_engine(registry, monkeypatch):
+    tokenizer = registry.get("cl100k_base")
+
+    def slow_path(text: str):
+        raise AssertionError("the plain path went through _engine_for")
+
+    monkeypatch.setattr(tokenizer, "_engine_for", slow_path)
+    reference = tiktoken_reference("cl100k_base")
+    for text in ("Hello world", "héllo wörld <|endoftext|>", ""):
+        assert tokenizer.encode(text) == reference.encode_ordinary(text)
+        assert tokenizer.count(text) == len(reference.encode_ordinary(text))
+
+
+def test_lone_surrogates_still_take_the_slow_path(registry):
+    tokenizer = registry.get("o200k_base")
+    reference = tiktoken_reference("o200k_base")
+    assert tokenizer.encode("x\udfffy") == reference.encode("x\udfffy", disallowed_special=())
+    assert tokenizer.count("x\udfffy") == len(reference.encode("x\udfffy", disallowed_special=()))
