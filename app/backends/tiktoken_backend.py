@@ -14,6 +14,7 @@ engine does not take.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import contextmanager
 
 import regex
@@ -70,7 +71,8 @@ class TiktokenTokenizer(Tokenizer):
         # The C engine's own methods when it takes every text: a plain encode or count is then
         # one C call (a 1 KB text costs a few microseconds; Python layers would double it).
         plain = self._engine.plain_methods() if self._engine is not None else None
-        self._plain_encode, self._plain_count = plain or (None, None)
+        self._plain_encode: Callable[[str], list[int]] | None = plain[0] if plain else None
+        self._plain_count: Callable[[str], int] | None = plain[1] if plain else None
         # id -> bytes of the regular tokens: a list lookup per id costs a tenth of tiktoken's
         # decode_single_token_bytes, which copies the bytes anew each time
         self._pieces: list[bytes] = sorted(ranks, key=ranks.__getitem__)
