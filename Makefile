@@ -75,6 +75,7 @@ bench: setup wrk
 	$(BIN)/python bench/bench_train.py
 	$(BIN)/python bench/bench_encode.py
 	$(BIN)/python bench/bench_engine.py
+	$(BIN)/python bench/bench_threads.py
 	$(BIN)/python bench/bench_load.py
 	$(BIN)/python bench/bench_hostile.py
 	$(BIN)/python bench/bench_attacks.py
