@@ -171,3 +171,35 @@ def test_the_gil_is_released_while_a_batch_is_counted(cl100k):
     finally:
         sys.setswitchinterval(interval)
     assert ran_during_the_call
+
+
+def _other_thread_ran_during(call) -> bool:
+    """Whether the main thread got the GIL while another thread was inside `call()` (forced
+    switches out of the way: only the engine letting the GIL go lets the main thread run)."""
+    entered, finished = threading.Event(), threading.Event()
+
+    def run() -> None:
+        entered.set()
+        call()
+        finished.set()
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(10)
+    try:
+        thread = threading.Thread(target=run)
+        thread.start()
+        entered.wait()
+        ran = not finished.is_set()
+        thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    return ran
+
+
+def test_a_short_non_ascii_text_lets_the_gil_go_and_short_ascii_keeps_it(cl100k):
+    # ~1 KB of translations costs a merge a word: worth letting another thread run; 3 KB of
+    # ASCII prose is done in microseconds, less than handing the GIL over and back costs.
+    wide, ascii = "Привет, мир! Как дела? " * 25, "Hello world, this is a test. " * 100
+    assert 256 <= len(wide.encode()) < 4096 and len(ascii) < 4096
+    assert _other_thread_ran_during(lambda: cl100k.encode(wide))
+    assert not _other_thread_ran_during(lambda: cl100k.encode(ascii))
