@@ -1,5 +1,6 @@
 """Two threads against one: `count_batch` of ~1 KB documents from a thread pool that lives
-across calls (as the server's pool and `count --workers` do), cl100k_base and o200k_base.
+across calls (as the server's pool and `count --workers` do), cl100k_base and o200k_base;
+then `encode` a document a call, on ASCII prose and on translations (bench/texts.py).
 
     python bench/bench_threads.py [--mb 4] [--repeat 5]
 
@@ -63,6 +64,30 @@ def main() -> int:
         print(
             f"{name}: {len(docs):,} documents, {mb:.1f} MB: one thread {mb / one:.0f} MB/s, two {mb / two:.0f} MB/s, {one / two:.2f}x"
         )
+    import texts
+
+    for kind in ("prose", "multilingual"):
+        loaded = texts.load(kind, int(args.mb * 250_000)).text
+        parts, size = texts.documents(loaded), len(loaded.encode("utf-8")) / 1e6
+        for name in ("cl100k_base", "o200k_base"):
+            encode, half = registry.get(name).encode, len(parts) // 2
+            one = two = float("inf")
+            for _ in range(args.repeat):
+                started = time.perf_counter()
+                alone = [encode(part) for part in parts]
+                one = min(one, time.perf_counter() - started)
+                started = time.perf_counter()
+                halves = list(
+                    pool.map(lambda some, encode=encode: [encode(part) for part in some], [parts[:half], parts[half:]])
+                )
+                two = min(two, time.perf_counter() - started)
+                if alone != halves[0] + halves[1]:
+                    print(f"{name}: ids differ between one thread and two: a bug")
+                    return 1
+            print(
+                f"{name}, {kind}, encode a ~1 KB document a call: one thread {size / one:.0f} MB/s, "
+                f"two {size / two:.0f} MB/s, {one / two:.2f}x"
+            )
     return 0
 
 
