@@ -20,7 +20,7 @@ PRETOKENIZE = {
     "include_dirs": [GENERATED],
     "depends": ["app/bpe/pretokenize.h", "app/bpe/pretokenize.c", "app/bpe/chunk_map.h", "app/bpe/unicode_classes.py"],
 }
-ENGINE_HEADERS = ["app/bpe/merge.h", "app/bpe/token_lookup.h", "app/bpe/chunk_cache.h"]
+ENGINE_HEADERS = ["app/bpe/merge.h", "app/bpe/token_lookup.h", "app/bpe/chunk_cache.h", "app/bpe/engine_encode.h", "app/bpe/engine_batch.h"]
 
 setup(
     ext_modules=[

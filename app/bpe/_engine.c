@@ -12,20 +12,11 @@
  * FULL_UNICODE: whether the linked pretokenizer knows non-ASCII text (see full_unicode).
  *
  * How: the UTF-8 of each str (PyUnicode_AsUTF8AndSize, which raises UnicodeEncodeError on
- * a lone surrogate: the Python side replaces those as tiktoken does and calls again); then,
- * without the GIL, pretok_next cuts the bytes into the pattern's chunks, and each chunk is
- * looked up whole among the tokens (most chunks are one token) or else merged: a chunk of
- * up to BYTES_MERGE_MAX bytes by merge_by_bytes (each pair's rank is the rank of its bytes, in
- * token_lookup.h's small tables of the short tokens and filter of the long ones, which
- * stay in cache), a longer one by merge.h's BPE over a table of every split of every token
- * into two tokens. Both are
- * tiktoken's rule (merge the adjacent pair whose concatenation has the lowest rank,
- * leftmost first), so the ids are tiktoken's even for tokens no merge of two lower-ranked
- * tokens makes (qwen3_6 has such). The ids go into a growing int32 buffer (a
- * count just counts), and the GIL is taken back to build the list from cached ints.
- * A chunk that is not one token is looked up in the thread's chunk cache for this engine
- * (chunk_cache.h) before it is merged. The Engine itself is never changed after it is built, so any number
- * of threads can use it at once.
+ * a lone surrogate: the Python side replaces those as tiktoken does and calls again; see
+ * engine_batch.h), then, without the GIL, engine_encode.h's encode_bytes (chunks, whole-token
+ * lookup, chunk cache, merges) into a growing int32 buffer (a count just counts), and the GIL
+ * taken back to build the list from cached ints. The Engine itself is never changed after it
+ * is built, so any number of threads can use it at once.
  *
  * Left out: special tokens (the caller cuts the text around them) and decoding.
  */
@@ -35,140 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chunk_cache.h"
-#include "merge.h"
-#include "pretokenize.h"
-#include "token_lookup.h"
-
-/* ---- encoding without the GIL ---- */
-
-typedef struct {
-    int32_t *v;
-    size_t n, cap;
-} Ids;
-
-static int ids_reserve(Ids *ids, size_t more) {
-    if (ids->n + more <= ids->cap) return 0;
-    size_t cap = ids->cap * 2 > ids->n + more ? ids->cap * 2 : ids->n + more + 256;
-    int32_t *v = realloc(ids->v, sizeof *v * cap);
-    if (!v) return -1;
-    ids->v = v;
-    ids->cap = cap;
-    return 0;
-}
-
-typedef struct {
-    pretok_family family;
-    Table table;
-    Lookup lookup;
-    ShortLookup short_tokens; /* the tokens of up to SHORT_TOKEN bytes again, for merging */
-    LongFilter long_filter;   /* and a filter of the longer ones */
-    int32_t id_offset;
-    uint64_t serial; /* this engine's number, for the thread caches */
-} Core;
-
-enum { ENC_OK = 0, ENC_NO_MEMORY = -1, ENC_TOO_LONG = -2 };
-
-/* Appends ids[0..m) (ranks) to out, or adds m to *count when out is NULL. */
-static inline int emit(const Core *c, Ids *out, size_t *count, const int32_t *ids, size_t m) {
-    if (!out) {
-        *count += m;
-        return ENC_OK;
-    }
-    if (ids_reserve(out, m) < 0) return ENC_NO_MEMORY;
-    for (size_t k = 0; k < m; k++) out->v[out->n++] = ids[k] + c->id_offset;
-    return ENC_OK;
-}
-
-/* The rank of the token p[start..end), NO_MERGE when no token has those bytes; `avail`
- * bytes may be read from p. */
-static inline int32_t piece_rank(const Core *c, const unsigned char *p, size_t start, size_t end, size_t avail) {
-    size_t len = end - start;
-    int32_t rank;
-    if (len <= SHORT_TOKEN && c->short_tokens.bits) {
-        rank = short_rank(&c->short_tokens, p + start, len);
-    } else {
-        Key k = key_of(p + start, len, avail - start);
-        if (len > SHORT_TOKEN && !filter_may_hold(&c->long_filter, k.hash)) return NO_MERGE;
-        rank = lookup_rank_keyed(&c->lookup, p + start, len, k);
-    }
-    return rank < 0 ? NO_MERGE : rank;
-}
-
-/* merge.h's merge_short, with each pair's rank found as the rank of its bytes in the token
- * lookup (the table the whole chunks were just looked up in, so mostly in cache) instead
- * of in the far larger pair table: the same rule (the pair whose concatenation has the
- * lowest rank, leftmost first), so the same ids. ids[0..n) are the byte ids of p[0..n)
- * (n <= BYTES_MERGE_MAX, `avail` >= n bytes readable); returns the new length. */
-#define BYTES_MERGE_MAX 128 /* bytes; a longer chunk is merged on merge.h's heap (starts are uint8_t) */
-
-static Py_ssize_t merge_by_bytes(const Core *c, const unsigned char *p, size_t n, size_t avail, int32_t *ids) {
-    uint8_t starts[BYTES_MERGE_MAX + 1]; /* piece i is p[starts[i] .. starts[i + 1]) */
-    int32_t ranks[BYTES_MERGE_MAX];  /* i -> rank of pieces i and i + 1 together */
-    size_t m = n;
-    for (size_t i = 0; i <= n; i++) starts[i] = (uint8_t)i;
-    for (size_t i = 0; i + 1 < m; i++) ranks[i] = piece_rank(c, p, i, i + 2, avail);
-    while (m > 1) {
-        int32_t lowest = ranks[0]; /* the lowest rank, then its leftmost pair: two simple loops */
-        for (size_t k = 1; k + 1 < m; k++) lowest = ranks[k] < lowest ? ranks[k] : lowest;
-        if (lowest == NO_MERGE) break;
-        size_t i = 0;
-        while (ranks[i] != lowest) i++;
-        ids[i] = lowest;
-        for (size_t k = i + 1; k + 1 < m; k++) { /* piece i + 1 goes; short moves, no memmove calls */
-            ids[k] = ids[k + 1];
-            ranks[k - 1] = ranks[k];
-            starts[k] = starts[k + 1];
-        }
-        starts[m - 1] = starts[m];
-        m--;
-        if (i > 0) ranks[i - 1] = piece_rank(c, p, starts[i - 1], starts[i + 1], avail);
-        if (i + 1 < m) ranks[i] = piece_rank(c, p, starts[i], starts[i + 2], avail);
-    }
-    return (Py_ssize_t)m;
-}
-
-/* The ids of s[0..n) appended to `out` (or, when `out` is NULL, their number added to
- * *count). `scratch` is the caller's buffer for merging a chunk, `cache` its chunk cache. */
-static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *out, size_t *count, Ids *scratch,
-                        ChunkCache *cache) {
-    for (size_t i = 0; i < n;) {
-        size_t end = pretok_next(c->family, s, i, n), len = end - i;
-        const unsigned char *chunk = s + i;
-        Key key = key_of(chunk, len, n - (size_t)(chunk - s));
-        uint64_t h = key.hash;
-        int32_t rank = len > SHORT_TOKEN && !filter_may_hold(&c->long_filter, h)
-                           ? -1 /* not a token, known without touching the lookup's slots */
-                           : lookup_rank_keyed(&c->lookup, chunk, len, key);
-        i = end;
-        if (rank >= 0) {
-            if (!out) {
-                ++*count;
-            } else {
-                if (out->n == out->cap && ids_reserve(out, 1) < 0) return ENC_NO_MEMORY;
-                out->v[out->n++] = rank + c->id_offset;
-            }
-            continue;
-        }
-        size_t m;
-        const int32_t *cached = cache_get(cache, chunk, len, h, &m);
-        if (cached) {
-            if (emit(c, out, count, cached, m) < 0) return ENC_NO_MEMORY;
-            continue;
-        }
-        if (len >= INT32_MAX) return ENC_TOO_LONG;
-        scratch->n = 0;
-        if (ids_reserve(scratch, len) < 0) return ENC_NO_MEMORY;
-        for (size_t k = 0; k < len; k++) scratch->v[k] = c->table.byte_ids[chunk[k]];
-        size_t avail = n - (size_t)(chunk - s);
-        Py_ssize_t merged = len <= BYTES_MERGE_MAX ? merge_by_bytes(c, chunk, len, avail, scratch->v)
-                                               : merge_ids(&c->table, scratch->v, (Py_ssize_t)len);
-        if (merged < 0 || cache_put(cache, chunk, len, h, scratch->v, (size_t)merged) < 0 ||
-            emit(c, out, count, scratch->v, (size_t)merged) < 0)
-            return ENC_NO_MEMORY;
-    }
-    return ENC_OK;
-}
+#include "engine_batch.h"
+#include "engine_encode.h"
 
 static void set_error(int status) {
     if (status == ENC_NO_MEMORY) PyErr_NoMemory();
@@ -276,67 +135,6 @@ static PyObject *id_list(const Engine *self, const int32_t *v, size_t n) {
         PyList_SET_ITEM(list, (Py_ssize_t)i, id);
     }
     return list;
-}
-
-/* The texts of a call as UTF-8: their bytes and lengths, and, for a batch, a tuple holding
- * the strs (so they outlive the released GIL whatever happens to the caller's list; a
- * single text is the caller's argument, held for the call). `one_*` serve a single text. */
-typedef struct {
-    PyObject *held;
-    const char **data;
-    Py_ssize_t *lens;
-    Py_ssize_t n;
-    size_t total;
-    size_t wide; /* bytes of the texts that are not ASCII: each costs a merge more often */
-    const char *one_data;
-    Py_ssize_t one_len;
-    size_t one_slot; /* the one text's end or count */
-} Batch;
-
-static void batch_free(Batch *b) {
-    Py_XDECREF(b->held);
-    if (b->data != &b->one_data) {
-        PyMem_Free(b->data);
-        PyMem_Free(b->lens);
-    }
-}
-
-static int batch_add(Batch *b, Py_ssize_t i, PyObject *text) {
-    if (!PyUnicode_Check(text)) {
-        if (b->held) PyErr_Format(PyExc_TypeError, "text %zd is %.100s, not str", i, Py_TYPE(text)->tp_name);
-        else PyErr_Format(PyExc_TypeError, "text must be str, not %.100s", Py_TYPE(text)->tp_name);
-        return -1;
-    }
-    if (!(b->data[i] = PyUnicode_AsUTF8AndSize(text, &b->lens[i]))) return -1;
-    b->total += (size_t)b->lens[i];
-    if (!PyUnicode_IS_ASCII(text)) b->wide += (size_t)b->lens[i];
-    return 0;
-}
-
-/* `arg` is one str (batch 0) or a list or tuple of them. */
-static int batch_init(Batch *b, PyObject *arg, int batch) {
-    memset(b, 0, sizeof *b);
-    if (!batch) {
-        b->n = 1;
-        b->data = &b->one_data;
-        b->lens = &b->one_len;
-        return batch_add(b, 0, arg);
-    }
-    if (!PyList_Check(arg) && !PyTuple_Check(arg)) {
-        PyErr_Format(PyExc_TypeError, "texts must be a list of str, not %.100s", Py_TYPE(arg)->tp_name);
-        return -1;
-    }
-    if (!(b->held = PySequence_Tuple(arg))) return -1;
-    b->n = PyTuple_GET_SIZE(b->held);
-    b->data = PyMem_Calloc((size_t)(b->n ? b->n : 1), sizeof *b->data);
-    b->lens = PyMem_Calloc((size_t)(b->n ? b->n : 1), sizeof *b->lens);
-    if (!b->data || !b->lens) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < b->n; i++)
-        if (batch_add(b, i, PyTuple_GET_ITEM(b->held, i)) < 0) return -1;
-    return 0;
 }
 
 /* Encodes (out != NULL) or counts (counts != NULL, one per text) every text of the batch;

@@ -1,0 +1,168 @@
+/* The engine's encoding of UTF-8 bytes into ranks, without the GIL: cut into the pattern's
+ * chunks (pretokenize.h), each chunk looked up whole among the tokens (token_lookup.h) or
+ * else found in the thread's chunk cache (chunk_cache.h) or merged: a chunk of up to
+ * BYTES_MERGE_MAX bytes by merge_by_bytes (a pair's rank is the rank of its bytes, in the
+ * small tables of the short tokens and the filter of the long ones, which stay in cache), a
+ * longer one by merge.h's BPE over the table of every split of a token into two. Both are
+ * tiktoken's rule (the adjacent pair whose concatenation has the lowest rank, leftmost first).
+ * No Python objects (Py_ssize_t aside); included by _engine.c only.
+ *
+ * Left out: anything Python (the caller holds the texts and builds the lists).
+ */
+#ifndef TOKENPRISM_ENGINE_ENCODE_H
+#define TOKENPRISM_ENGINE_ENCODE_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chunk_cache.h"
+#include "merge.h"
+#include "pretokenize.h"
+#include "token_lookup.h"
+
+typedef struct {
+    int32_t *v;
+    size_t n, cap;
+} Ids;
+
+static int ids_reserve(Ids *ids, size_t more) {
+    if (ids->n + more <= ids->cap) return 0;
+    size_t cap = ids->cap * 2 > ids->n + more ? ids->cap * 2 : ids->n + more + 256;
+    int32_t *v = realloc(ids->v, sizeof *v * cap);
+    if (!v) return -1;
+    ids->v = v;
+    ids->cap = cap;
+    return 0;
+}
+
+typedef struct {
+    pretok_family family;
+    Table table;
+    Lookup lookup;
+    ShortLookup short_tokens; /* the tokens of up to SHORT_TOKEN bytes again, for merging */
+    LongFilter long_filter;   /* and a filter of the longer ones */
+    int32_t id_offset;
+    uint64_t serial; /* this engine's number, for the thread caches */
+} Core;
+
+enum { ENC_OK = 0, ENC_NO_MEMORY = -1, ENC_TOO_LONG = -2 };
+
+/* Appends ids[0..m) (ranks) to out, or adds m to *count when out is NULL. */
+static inline int emit(const Core *c, Ids *out, size_t *count, const int32_t *ids, size_t m) {
+    if (!out) {
+        *count += m;
+        return ENC_OK;
+    }
+    if (ids_reserve(out, m) < 0) return ENC_NO_MEMORY;
+    for (size_t k = 0; k < m; k++) out->v[out->n++] = ids[k] + c->id_offset;
+    return ENC_OK;
+}
+
+/* The rank of the token p[start..end), NO_MERGE when no token has those bytes; `avail`
+ * bytes may be read from p. */
+static inline __attribute__((always_inline)) int32_t piece_rank(const Core *c, const unsigned char *p, size_t start,
+                                                                size_t end, size_t avail) {
+    size_t len = end - start;
+    int32_t rank;
+    if (len <= SHORT_TOKEN && c->short_tokens.bits) {
+        rank = short_rank(&c->short_tokens, p + start, len);
+    } else {
+        Key k = key_of(p + start, len, avail - start);
+        if (len > SHORT_TOKEN && !filter_may_hold(&c->long_filter, k.hash)) return NO_MERGE;
+        rank = lookup_rank_keyed(&c->lookup, p + start, len, k);
+    }
+    return rank < 0 ? NO_MERGE : rank;
+}
+
+/* merge.h's merge_short, with each pair's rank found as the rank of its bytes in the token
+ * lookup (the table the whole chunks were just looked up in, so mostly in cache) instead
+ * of in the far larger pair table: the same rule (the pair whose concatenation has the
+ * lowest rank, leftmost first), so the same ids. ids[0..n) are the byte ids of p[0..n)
+ * (n <= BYTES_MERGE_MAX, `avail` >= n bytes readable); returns the new length. */
+#define BYTES_MERGE_MAX 128 /* bytes; a longer chunk is merged on merge.h's heap (starts are uint8_t) */
+
+static Py_ssize_t merge_by_bytes(const Core *c, const unsigned char *p, size_t n, size_t avail, int32_t *ids) {
+    uint8_t starts[BYTES_MERGE_MAX + 1]; /* piece i is p[starts[i] .. starts[i + 1]) */
+    int32_t ranks[BYTES_MERGE_MAX];  /* i -> rank of pieces i and i + 1 together */
+    size_t m = n;
+    for (size_t i = 0; i <= n; i++) starts[i] = (uint8_t)i;
+    for (size_t i = 0; i + 1 < m; i++) ranks[i] = piece_rank(c, p, i, i + 2, avail);
+    while (m > 1) {
+        int32_t lowest = ranks[0]; /* the lowest rank, then its leftmost pair: two simple loops */
+        for (size_t k = 1; k + 1 < m; k++) lowest = ranks[k] < lowest ? ranks[k] : lowest;
+        if (lowest == NO_MERGE) break;
+        size_t i = 0;
+        while (ranks[i] != lowest) i++;
+        ids[i] = lowest;
+        for (size_t k = i + 1; k + 1 < m; k++) { /* piece i + 1 goes; short moves, no memmove calls */
+            ids[k] = ids[k + 1];
+            ranks[k - 1] = ranks[k];
+            starts[k] = starts[k + 1];
+        }
+        starts[m - 1] = starts[m];
+        m--;
+        if (i > 0) ranks[i - 1] = piece_rank(c, p, starts[i - 1], starts[i + 1], avail);
+        if (i + 1 < m) ranks[i] = piece_rank(c, p, starts[i], starts[i + 2], avail);
+    }
+    return (Py_ssize_t)m;
+}
+
+static inline void prefetch_lookup(const Core *c, size_t len, Key k) {
+    __builtin_prefetch(&c->lookup.slots[k.hash >> (64 - c->lookup.bits)]);
+    if (len > SHORT_TOKEN) __builtin_prefetch(&c->long_filter.bits[(k.hash >> c->long_filter.shift) >> 6]);
+}
+
+/* The ids of s[0..n) appended to `out` (or, when `out` is NULL, their number added to
+ * *count). `scratch` is the caller's buffer for merging a chunk, `cache` its chunk cache. */
+static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *out, size_t *count, Ids *scratch,
+                        ChunkCache *cache) {
+    /* One chunk ahead: the next chunk is cut and its lookup slot fetched while this one is
+     * looked up, so the two memory waits overlap (the slots are megabytes, mostly not in cache). */
+    size_t end = n ? pretok_next(c->family, s, 0, n) : 0;
+    Key next_key = key_of(s, end, n);
+    if (n) prefetch_lookup(c, end, next_key);
+    for (size_t i = 0; i < n;) {
+        size_t len = end - i, next_end = end < n ? pretok_next(c->family, s, end, n) : end;
+        const unsigned char *chunk = s + i;
+        Key key = next_key;
+        if (next_end > end) {
+            next_key = key_of(s + end, next_end - end, n - end);
+            prefetch_lookup(c, next_end - end, next_key);
+        }
+        uint64_t h = key.hash;
+        int32_t rank = len > SHORT_TOKEN && !filter_may_hold(&c->long_filter, h)
+                           ? -1 /* not a token, known without touching the lookup's slots */
+                           : lookup_rank_keyed(&c->lookup, chunk, len, key);
+        i = end;
+        end = next_end;
+        if (rank >= 0) {
+            if (!out) {
+                ++*count;
+            } else {
+                if (out->n == out->cap && ids_reserve(out, 1) < 0) return ENC_NO_MEMORY;
+                out->v[out->n++] = rank + c->id_offset;
+            }
+            continue;
+        }
+        size_t m;
+        const int32_t *cached = cache_get(cache, chunk, len, h, &m);
+        if (cached) {
+            if (emit(c, out, count, cached, m) < 0) return ENC_NO_MEMORY;
+            continue;
+        }
+        if (len >= INT32_MAX) return ENC_TOO_LONG;
+        scratch->n = 0;
+        if (ids_reserve(scratch, len) < 0) return ENC_NO_MEMORY;
+        for (size_t k = 0; k < len; k++) scratch->v[k] = c->table.byte_ids[chunk[k]];
+        size_t avail = n - (size_t)(chunk - s);
+        Py_ssize_t merged = len <= BYTES_MERGE_MAX ? merge_by_bytes(c, chunk, len, avail, scratch->v)
+                                               : merge_ids(&c->table, scratch->v, (Py_ssize_t)len);
+        if (merged < 0 || cache_put(cache, chunk, len, h, scratch->v, (size_t)merged) < 0 ||
+            emit(c, out, count, scratch->v, (size_t)merged) < 0)
+            return ENC_NO_MEMORY;
+    }
+    return ENC_OK;
+}
+
+#endif
