@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.errors import EXCERPT_CHARS, TokenprismError, excerpt
+from app.web.edge.security import SECURITY_HEADERS
 
 log = logging.getLogger("tokenprism")
 
@@ -88,4 +89,10 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def on_unexpected(request: Request, error: Exception):
         log.exception("unexpected error on %s %s", request.method, request.url.path)
-        return error_response(request, 500, "internal_error", "something went wrong on our side; it has been logged")
+        response = error_response(
+            request, 500, "internal_error", "something went wrong on our side; it has been logged"
+        )
+        # Starlette answers this outside every middleware, SecurityHeaders' too: add them here
+        for name, value in SECURITY_HEADERS:
+            response.headers[name.decode()] = value.decode()
+        return response
