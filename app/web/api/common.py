@@ -1,10 +1,14 @@
-"""What the API's route modules share: the documented error responses, the tokenizers a request that
-names none uses, a request's budgets, and a chat request's messages and tools. Leaves out the routes."""
+"""What the API's route modules share: the router of the hot routes, the documented error
+responses, the tokenizers a request that names none uses, a request's budgets, and a chat
+request's messages and tools. Leaves out the routes."""
 
 from __future__ import annotations
 
+from fastapi import APIRouter
+
 from app.chat.tools import chat_message, parse_tools
 from app.web import engine_calls, schemas
+from app.web.edge.lean_route import LeanRoute
 
 _ERROR_DESCRIPTIONS = {
     400: "The body is not valid JSON (or not UTF-8).",
@@ -13,6 +17,12 @@ _ERROR_DESCRIPTIONS = {
     413: "Text, ids or request body over the limits of GET /api/limits.",
     422: "A field is missing, of the wrong type, unknown or invalid; the message names it.",
 }
+
+
+def hot_router() -> APIRouter:
+    """A router for /api POST routes on the hot path (tokenize, count, decode): LeanRoute's lean
+    body reading and JSON writing, see app/web/edge/lean_route.py."""
+    return APIRouter(prefix="/api", route_class=LeanRoute)
 
 
 def errors(*statuses: int) -> dict:

@@ -4,21 +4,20 @@ the pool. Leaves out token lists (tokens.py)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import Response
 
 from app.chat.render import format_note
 from app.chat.tools import chat_texts
 from app.errors import InvalidInput, TextTooLarge
 from app.web import engine_calls, schemas
-from app.web.api.common import budgets_of, chat_of, default_names, errors
+from app.web.api.common import budgets_of, chat_of, default_names, errors, hot_router
 from app.web.deps import services
 from app.web.edge.bodies import json_body_doc, read_json
 from app.web.edge.json_body import dumps
-from app.web.edge.lean_route import LeanRoute
 
 INLINE_CHARS = 4_096  # /api/count texts up to this size are counted on the event loop (~0.1 ms)
-api_post = APIRouter(prefix="/api", route_class=LeanRoute)  # the hot paths: see lean_route.py
+api_post = hot_router()
 OPENAI_CHAT_DEFAULT = ("cl100k_base", "o200k_base")  # /api/count's tokenizers for a chat, when none are named
 
 

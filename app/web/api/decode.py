@@ -3,19 +3,18 @@ Leaves out encoding (tokens.py)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import Response
 
 from app.errors import BadTokenId
 from app.tokenizers.tokens import text_and_ranges
 from app.web import engine_calls, schemas
-from app.web.api.common import errors
+from app.web.api.common import errors, hot_router
 from app.web.deps import services
 from app.web.edge.bodies import json_body_doc, read_json
 from app.web.edge.json_body import dumps, json_response, token_list
-from app.web.edge.lean_route import LeanRoute
 
-api_post = APIRouter(prefix="/api", route_class=LeanRoute)  # the hot paths: see lean_route.py
+api_post = hot_router()
 
 
 @api_post.post(

@@ -4,7 +4,7 @@ and bytes in a worker thread (`result_json`). Leaves out counting (count.py) and
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import Response
 
 from app.chat.render import format_note
@@ -13,13 +13,12 @@ from app.tokenizers.lecture import shortest
 from app.tokenizers.lecture.scripts import by_script
 from app.tokenizers.tokens import char_ranges, text_stats
 from app.web import engine_calls, schemas
-from app.web.api.common import budgets_of, chat_of, default_names, errors
+from app.web.api.common import budgets_of, chat_of, default_names, errors, hot_router
 from app.web.deps import services
 from app.web.edge.bodies import json_body_doc, read_json
 from app.web.edge.json_body import dumps, json_response, token_list
-from app.web.edge.lean_route import LeanRoute
 
-api_post = APIRouter(prefix="/api", route_class=LeanRoute)  # the hot paths: see lean_route.py
+api_post = hot_router()
 
 
 @api_post.post(
