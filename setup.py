@@ -20,7 +20,13 @@ PRETOKENIZE = {
     "include_dirs": [GENERATED],
     "depends": ["app/bpe/pretokenize.h", "app/bpe/pretokenize.c", "app/bpe/chunk_map.h", "app/bpe/unicode_classes.py"],
 }
-ENGINE_HEADERS = ["app/bpe/merge.h", "app/bpe/token_lookup.h", "app/bpe/chunk_cache.h", "app/bpe/engine_encode.h", "app/bpe/engine_batch.h"]
+ENGINE_HEADERS = [
+    "app/bpe/merge.h",
+    "app/bpe/token_lookup.h",
+    "app/bpe/chunk_cache.h",
+    "app/bpe/engine_encode.h",
+    "app/bpe/engine_batch.h",
+]
 
 setup(
     ext_modules=[
@@ -28,7 +34,7 @@ setup(
         Extension(
             "app.bpe._engine",
             ["app/bpe/_engine.c", "app/bpe/pretokenize.c"],
-            extra_compile_args=["-O2"],
+            extra_compile_args=["-O3"],
             include_dirs=[GENERATED],
             depends=PRETOKENIZE["depends"] + ENGINE_HEADERS,
         ),
