@@ -30,7 +30,12 @@ ENGINE_HEADERS = [
 
 setup(
     ext_modules=[
-        Extension("app.bpe._core", ["app/bpe/_core.c"], depends=["app/bpe/merge.h"], extra_compile_args=["-O2"]),
+        Extension(
+            "app.bpe._core",
+            ["app/bpe/_core.c"],
+            depends=["app/bpe/merge.h", "app/bpe/merger.h", "app/bpe/train_state.h"],
+            extra_compile_args=["-O2"],
+        ),
         Extension(
             "app.bpe._engine",
             ["app/bpe/_engine.c", "app/bpe/pretokenize.c"],

@@ -65,7 +65,8 @@ static PyObject *count(PyObject *module, PyObject *args) {
         if ((end = pretok_next((pretok_family)family, s, i, n)) <= i || end > n) break;
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&data);
-    if (i < n) return PyErr_Format(PyExc_RuntimeError, "pretok_next gave %zu for the chunk at byte %zu of %zu", end, i, n);
+    if (i < n)
+        return PyErr_Format(PyExc_RuntimeError, "pretok_next gave %zu for the chunk at byte %zu of %zu", end, i, n);
     return PyLong_FromSize_t(chunks);
 }
 
@@ -81,7 +82,8 @@ static PyObject *table(PyObject *module, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"chunks", chunks, METH_VARARGS, "chunks(family, text, regex=False) -> the (start, end) character offsets of its chunks"},
+    {"chunks", chunks, METH_VARARGS,
+     "chunks(family, text, regex=False) -> the (start, end) character offsets of its chunks"},
     {"count", count, METH_VARARGS, "count(family, utf8_bytes) -> the number of chunks (without the GIL)"},
     {"table", table, METH_VARARGS, "table(regex=False) -> the class byte of every code point"},
     {NULL, NULL, 0, NULL},
