@@ -26,6 +26,7 @@ ENGINE_HEADERS = [
     "app/bpe/chunk_cache.h",
     "app/bpe/engine_encode.h",
     "app/bpe/engine_batch.h",
+    "app/bpe/run_cuts.h",
 ]
 
 setup(

@@ -19,9 +19,9 @@ Left out: bos/eos (the chat formats add `<|begin_of_text|>` themselves).
 from __future__ import annotations
 
 import itertools
-import re
 
 from app.backends.tiktoken_backend import TiktokenTokenizer
+from app.bpe._engine import run_cuts
 from app.tokenizers.chunks import shifted
 
 LLAMA3_PATTERN = (
@@ -92,22 +92,14 @@ LLAMA4_SPECIALS = _ids(_LLAMA4_NAMED + _numbered("reserved_special_token_", 0, 2
 
 BLOCK_CHARS = 400_000
 RUN_CHARS = 25_000
-_RUNS = re.compile(r"\s+|\S+")  # Python's \s is str.isspace
 
 
 def cut_points(text: str) -> list[int]:
-    """Where llama-models' encode cuts `text` (block starts and long-run cuts), 0 and len(text) excluded."""
-    cuts: list[int] = []
-    for block in range(0, len(text), BLOCK_CHARS):
-        if block:
-            cuts.append(block)
-        chunk = text[block : block + BLOCK_CHARS]
-        if len(chunk) <= RUN_CHARS:
-            continue
-        for run in _RUNS.finditer(chunk):
-            start, end = run.span()
-            cuts += [block + at for at in range(start + RUN_CHARS, end, RUN_CHARS)]
-    return cuts
+    """Where llama-models' encode cuts `text`, 0 and len(text) excluded: every BLOCK_CHARS
+    characters, and within each block inside every run of whitespace (str.isspace) or of other
+    characters longer than RUN_CHARS, every RUN_CHARS characters from the run's start. In C
+    (app/bpe/run_cuts.h): Python's regex over the runs was ~10-40 MB/s."""
+    return run_cuts(text, BLOCK_CHARS, RUN_CHARS)
 
 
 class LlamaTokenizer(TiktokenTokenizer):

@@ -28,6 +28,7 @@
 
 #include "engine_batch.h"
 #include "engine_encode.h"
+#include "run_cuts.h"
 
 static void set_error(int status) {
     if (status == ENC_NO_MEMORY) PyErr_NoMemory();
@@ -254,6 +255,8 @@ static PyObject *split(PyObject *module, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"split", split, METH_VARARGS, "split(family: int, text: str) -> list[str]: the chunks of text (for tests)"},
+    {"run_cuts", run_cuts, METH_VARARGS,
+     "run_cuts(text: str, block: int, run: int) -> list[int]: llama-models' cuts of text (see run_cuts.h)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -61,3 +61,31 @@ def test_cut_points_follow_the_reference_rule():
         pieces = list(splitter(text, 25_000))
         bounds = [0, *cut_points(text), len(text)]
         assert [text[a:b] for a, b in itertools.pairwise(bounds)] == pieces
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        " " * 25_000,
+        " " * 25_001,
+        "a" * 50_001,
+        "\x1c\x85\u3000\u2028" * 6_251,  # whitespace str.isspace knows and ASCII's \s does not
+        "x" + "\u00a0" * 25_001 + "y",
+        "a" * 399_999 + " " * 2,  # a run cut by the block
+    ],
+    ids=["empty", "25,000 spaces", "25,001 spaces", "50,001 letters", "odd whitespace", "no-break spaces", "block"],
+)
+def test_cut_points_at_the_edges_follow_the_reference_rule(text):
+    splitter = llama_reference("llama3")._split_whitespaces_or_nonwhitespaces
+    bounds = [0, *cut_points(text), len(text)] if text else [0]
+    blocks = [text[i : i + 400_000] for i in range(0, len(text), 400_000)]
+    pieces = [piece for block in blocks for piece in splitter(block, 25_000)]
+    assert [text[a:b] for a, b in itertools.pairwise(bounds)] == pieces
+
+
+def test_run_cuts_refuses_a_zero_size():
+    from app.bpe._engine import run_cuts
+
+    with pytest.raises(ValueError, match=">= 1"):
+        run_cuts("text", 0, 25_000)
