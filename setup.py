@@ -18,7 +18,13 @@ for source, header in CLASSES["SOURCES"].items():
     CLASSES["write_header"](HERE / GENERATED / header, source)
 PRETOKENIZE = {
     "include_dirs": [GENERATED],
-    "depends": ["app/bpe/pretokenize.h", "app/bpe/pretokenize.c", "app/bpe/chunk_map.h", "app/bpe/unicode_classes.py"],
+    "depends": [
+        "app/bpe/pretokenize.h",
+        "app/bpe/pretokenize.c",
+        "app/bpe/pretokenize_deepseek.c",
+        "app/bpe/chunk_map.h",
+        "app/bpe/unicode_classes.py",
+    ],
 }
 ENGINE_HEADERS = [
     "app/bpe/merge.h",
@@ -39,7 +45,7 @@ setup(
         ),
         Extension(
             "app.bpe._engine",
-            ["app/bpe/_engine.c", "app/bpe/pretokenize.c"],
+            ["app/bpe/_engine.c", "app/bpe/pretokenize.c", "app/bpe/pretokenize_deepseek.c"],
             extra_compile_args=["-O3"],
             include_dirs=[GENERATED],
             depends=PRETOKENIZE["depends"] + ENGINE_HEADERS,
@@ -47,7 +53,12 @@ setup(
         Extension("app.inspect._parents", ["app/inspect/_parents.c"], extra_compile_args=["-O2"]),
         Extension(
             "app.bpe._pretokenize_check",
-            ["app/bpe/_pretokenize_check.c", "app/bpe/pretokenize.c", "app/bpe/pretokenize_regex.c"],
+            [
+                "app/bpe/_pretokenize_check.c",
+                "app/bpe/pretokenize.c",
+                "app/bpe/pretokenize_deepseek.c",
+                "app/bpe/pretokenize_regex.c",
+            ],
             extra_compile_args=["-O2"],
             **PRETOKENIZE,
         ),

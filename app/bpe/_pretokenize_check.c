@@ -7,9 +7,9 @@
  * count(family: int, data: bytes) -> int
  *     How many chunks `data` has, without the GIL: the split alone, for timing. RuntimeError
  *     if a chunk does not end after its start and at most at the end (any bytes, even not UTF-8).
- * table(regex: bool = False) -> bytes
+ * table(regex: bool = False, onig: bool = False) -> bytes  (positional)
  *     The class byte (PT_OTHER ... PT_NEWLINE) of every code point 0..U+10FFFF, in tiktoken's
- *     table (the `regex` module's when `regex`).
+ *     table (the `regex` module's when `regex`, the Hugging Face library's when `onig`).
  *
  * Left out: ids (the engine's part) and special tokens.
  */
@@ -71,13 +71,13 @@ static PyObject *count(PyObject *module, PyObject *args) {
 }
 
 static PyObject *table(PyObject *module, PyObject *args) {
-    int regex = 0;
-    if (!PyArg_ParseTuple(args, "|p:table", &regex)) return NULL;
+    int regex = 0, onig = 0;
+    if (!PyArg_ParseTuple(args, "|pp:table", &regex, &onig)) return NULL;
     PyObject *out = PyBytes_FromStringAndSize(NULL, 0x110000);
     if (!out) return NULL;
     char *bytes = PyBytes_AS_STRING(out);
     for (unsigned long cp = 0; cp < 0x110000; cp++)
-        bytes[cp] = (char)(regex ? pretok_class_regex(cp) : pretok_class(cp));
+        bytes[cp] = (char)(onig ? pretok_class_onig(cp) : regex ? pretok_class_regex(cp) : pretok_class(cp));
     return out;
 }
 
@@ -85,7 +85,7 @@ static PyMethodDef methods[] = {
     {"chunks", chunks, METH_VARARGS,
      "chunks(family, text, regex=False) -> the (start, end) character offsets of its chunks"},
     {"count", count, METH_VARARGS, "count(family, utf8_bytes) -> the number of chunks (without the GIL)"},
-    {"table", table, METH_VARARGS, "table(regex=False) -> the class byte of every code point"},
+    {"table", table, METH_VARARGS, "table(regex=False, onig=False) -> the class byte of every code point"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -7,6 +7,9 @@ The OpenAI ones are imported; llama3's and qwen3_6's are written here as well as
 backends (which this module must not import: they will import it), and Tekken's comes from
 its file: tests/bpe/test_pretokenize_families.py checks that each is here, under its family.
 
+DEEPSEEK is deepseek_v4's pre-tokenizer (pretokenize_deepseek.c): a Sequence of three Splits with
+the Hugging Face library's classes, so it has a number and a name but no pattern here.
+
 Left out: the patterns' chunks themselves (pretokenize.c) and special tokens.
 """
 
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 from app.tokenizers.openai_encodings import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
-GPT2, CL100K, O200K, QWEN, TEKKEN, LLAMA3 = range(6)  # pretok_family in pretokenize.h
+GPT2, CL100K, O200K, QWEN, TEKKEN, LLAMA3, DEEPSEEK = range(7)  # pretok_family in pretokenize.h
 
 PATTERNS: dict[int, str] = {  # family -> its pattern string
     GPT2: GPT2_PATTERN,  # r50k_base (gpt2)
@@ -40,4 +43,5 @@ NAMES: dict[int, str] = {
     QWEN: "qwen",
     TEKKEN: "tekken",
     LLAMA3: "llama3",
+    DEEPSEEK: "deepseek",  # three Hugging Face Splits in a row, not one pattern: no entry in PATTERNS
 }

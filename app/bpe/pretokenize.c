@@ -264,6 +264,10 @@ size_t pretok_next(pretok_family family, const unsigned char *s, size_t i, size_
         return next_o200k_like(s, i, n, 1, 3);
     case PRETOK_TEKKEN:
         return next_o200k_like(s, i, n, 0, 1);
+#ifndef PRETOK_REGEX_CLASSES
+    case PRETOK_DEEPSEEK:
+        return pretok_next_deepseek(s, i, n);
+#endif
     default: /* not a family: one byte, so that a caller's loop still ends */
         return i + 1;
     }

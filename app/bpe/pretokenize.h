@@ -23,6 +23,8 @@ typedef enum {
     PRETOK_TEKKEN = 4, /* Mistral's Tekken files: o200k's shape, no contractions, one digit a chunk */
     PRETOK_LLAMA3 = 5, /* llama3: cl100k's older, non-possessive form, which differs at the end
                         * ("a\n  " is "a" "\n" "  ", not "a" "\n  ") */
+    PRETOK_DEEPSEEK = 6, /* deepseek_v4's tokenizer.json: three Splits in a row, the Hugging Face
+                          * library's classes (pretokenize_deepseek.c; not in pretok_next_regex) */
     PRETOK_FAMILIES
 } pretok_family;
 
@@ -35,14 +37,19 @@ void pretok_init(void);
  * app/bpe/families.py maps each pattern string to its family number (FAMILIES). */
 size_t pretok_next(pretok_family family, const unsigned char *s, size_t i, size_t n);
 
+/* pretok_next for PRETOK_DEEPSEEK (pretokenize_deepseek.c, linked where pretokenize.c is). */
+size_t pretok_next_deepseek(const unsigned char *s, size_t i, size_t n);
+
 /* pretok_next on the Unicode classes of Python's `regex` module (the version pinned for the build)
  * in place of tiktoken's: the chunks `regex` finds with the family's pattern (tested for gpt2 and
  * cl100k). tokenprism's own BPE splits with `regex`, so its training counts these (_chunk_count.c). */
 void pretok_init_regex(void);
 size_t pretok_next_regex(pretok_family family, const unsigned char *s, size_t i, size_t n);
 
-/* The class (PT_OTHER ... PT_NEWLINE, app/bpe/unicode_classes.py) code point cp has in each table. */
+/* The class (PT_OTHER ... PT_NEWLINE, app/bpe/unicode_classes.py) code point cp has in each table
+ * (the third is the Hugging Face library's, which PRETOK_DEEPSEEK reads). */
 unsigned pretok_class(unsigned long cp);
 unsigned pretok_class_regex(unsigned long cp);
+unsigned pretok_class_onig(unsigned long cp);
 
 #endif

@@ -22,7 +22,7 @@ def test_the_built_table_is_tiktokens_class_of_every_code_point():
 
 
 def test_the_table_has_letters_of_every_kind_marks_numbers_and_white_space():
-    counts = {name: tiktoken_table().count(cls) for cls, name in enumerate(uc.NAMES)}
+    counts = {name: tiktoken_table().count(cls) for cls, name in enumerate(uc.NAMES) if cls != uc.PUNCT}
     assert counts["NEWLINE"] == 2 and counts["SPACE"] == 23  # White_Space: 25 code points
     assert min(counts.values()) > 0
     assert tiktoken_table()[0x1C89] == uc.LU  # Unicode 16 (tiktoken's), not in Python 3.11's unicodedata 14

@@ -1,0 +1,145 @@
+/* DeepSeek's pre-tokenizer in C (family PRETOK_DEEPSEEK of pretokenize.h): the pieces the
+ * Hugging Face library cuts with deepseek_v4's tokenizer.json, a Sequence of three Splits
+ * (behavior Isolated: both the matches and the text between them are pieces):
+ *
+ *   1. \p{N}{1,3}                                    digits, three at most a piece
+ *   2. [\x{4e00}-\x{9fa5}\x{3040}-\x{309f}\x{30a0}-\x{30ff}]+   a run of CJK and kana
+ *   3. on each piece of 2, as a text of its own (so its end is the end of the text):
+ *      A1 [ASCII punctuation][A-Za-z]+   A2 [^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+
+ *      A3  ?[\p{P}\p{S}]+[\r\n]*         A4 \s*[\r\n]+   A5 \s+(?!\S)   A6 \s+
+ *
+ * then ByteLevel without a regex (no more cuts). The classes are the library's own: its
+ * Oniguruma is asked about every code point at build time (app/bpe/unicode_classes.py,
+ * source "tokenizers", which also adds PUNCT for \p{P} and \p{S}); Python's `regex` module
+ * is on another Unicode version and disagrees on thousands of letters.
+ *
+ * A chunk starts where the previous one ended, so the piece of split 1 or 2 a position is in
+ * is known from that position on: a digit starts a piece of up to three digits; any other
+ * character's piece of split 2 runs until a digit or the other side of the CJK ranges. Such a
+ * boundary reads as the end of the text for the alternatives of split 3 (which never look
+ * past one character beyond a run), so each byte is read a bounded number of times.
+ *
+ * Left out: DeepSeek's added tokens (the caller cuts them out first) and invalid UTF-8 (the
+ * caller gives the UTF-8 of a str without lone surrogates).
+ */
+#include <stdint.h>
+
+#include "pretokenize.h"
+#include "pretokenize_classes_onig.h"
+
+enum { K_OTHER, K_LETTER, K_MARK, K_PUNCT, K_SPACE, K_NEWLINE, K_END };
+
+/* The code point at s[i] (i < n) and where the next one starts. */
+static unsigned long decode(const unsigned char *s, size_t i, size_t n, size_t *next) {
+    unsigned b = s[i];
+    size_t width = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+    if (width == 1 || i + width > n) {
+        *next = i + 1;
+        return b;
+    }
+    unsigned long cp = b & (0x7Fu >> width);
+    for (size_t k = 1; k < width; k++) cp = (cp << 6) | (s[i + k] & 0x3Fu);
+    *next = i + width;
+    return cp;
+}
+
+static unsigned raw_class(unsigned long cp) {
+    if (cp > 0x10FFFF) return PT_OTHER;
+    return pt_stage2[((size_t)pt_stage1[cp >> PT_BLOCK_BITS] << PT_BLOCK_BITS) | (cp & ((1u << PT_BLOCK_BITS) - 1))];
+}
+
+static int in_cjk(unsigned long cp) {
+    return (cp >= 0x4E00 && cp <= 0x9FA5) || (cp >= 0x3040 && cp <= 0x309F) || (cp >= 0x30A0 && cp <= 0x30FF);
+}
+
+/* What split 3 sees at s[i] in a piece that is (cjk) or is not a CJK run: K_END past the
+ * piece (a digit, the other side of the CJK ranges, or the text's end). */
+static unsigned kind_at(const unsigned char *s, size_t i, size_t n, int cjk, size_t *next) {
+    if (i >= n) {
+        *next = n;
+        return K_END;
+    }
+    unsigned long cp = s[i] < 0x80 ? (*next = i + 1, s[i]) : decode(s, i, n, next);
+    unsigned cls = raw_class(cp);
+    if (cls == PT_NUMBER || in_cjk(cp) != cjk) return K_END;
+    switch (cls) {
+    case PT_LU: case PT_LL: case PT_LT: case PT_LM: case PT_LO: return K_LETTER;
+    case PT_MARK: return K_MARK;
+    case PT_PUNCT: return K_PUNCT;
+    case PT_SPACE: return K_SPACE;
+    case PT_NEWLINE: return K_NEWLINE;
+    default: return K_OTHER;
+    }
+}
+
+#define LETTER_OR_MARK(k) ((k) == K_LETTER || (k) == K_MARK)
+
+/* The end of the run from i of characters whose kind is `a` or `b`. */
+static size_t run_of_kinds(const unsigned char *s, size_t i, size_t n, int cjk, unsigned a, unsigned b) {
+    size_t next;
+    for (unsigned k = kind_at(s, i, n, cjk, &next); k == a || k == b; k = kind_at(s, i, n, cjk, &next)) i = next;
+    return i;
+}
+
+static int ascii_punct(unsigned char c) {
+    return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
+}
+
+static int ascii_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+
+/* Split 3 at i, in a piece that is (cjk) or is not a CJK run; i is in the piece. */
+static size_t split3(const unsigned char *s, size_t i, size_t n, int cjk) {
+    size_t at1, at2;
+    unsigned k0 = kind_at(s, i, n, cjk, &at1), k1 = kind_at(s, at1, n, cjk, &at2);
+    if (ascii_punct(s[i]) && at1 < n && ascii_letter(s[at1]) && k1 == K_LETTER) { /* A1 */
+        size_t j = at1;
+        while (j < n && ascii_letter(s[j])) j++;
+        return j;
+    }
+    if (k0 != K_NEWLINE && k0 != K_LETTER && k0 != K_PUNCT && LETTER_OR_MARK(k1)) /* A2, with its first character */
+        return run_of_kinds(s, at1, n, cjk, K_LETTER, K_MARK);
+    if (LETTER_OR_MARK(k0)) return run_of_kinds(s, i, n, cjk, K_LETTER, K_MARK); /* A2 */
+    if (k0 == K_PUNCT || (s[i] == ' ' && k1 == K_PUNCT)) {                    /* A3 */
+        size_t j = run_of_kinds(s, k0 == K_PUNCT ? i : at1, n, cjk, K_PUNCT, K_PUNCT);
+        return run_of_kinds(s, j, n, cjk, K_NEWLINE, K_NEWLINE);
+    }
+    if (k0 == K_SPACE || k0 == K_NEWLINE) {
+        size_t j = i, last = i, after_newline = 0, next;
+        unsigned k;
+        while ((k = kind_at(s, j, n, cjk, &next)) == K_SPACE || k == K_NEWLINE) {
+            if (k == K_NEWLINE) after_newline = next;
+            last = j;
+            j = next;
+        }
+        if (after_newline) return after_newline;   /* A4: up to the last line break */
+        if (k == K_END || last == i) return j;      /* A5 at the piece's end, or A6 for one character */
+        return last;                                /* A5: all but the last, which (?!\S) needs */
+    }
+    /* no alternative matches here: the text up to where one does is a piece of its own */
+    size_t j = at1;
+    for (unsigned k = k1; k == K_OTHER;) {
+        size_t after;
+        if (LETTER_OR_MARK(kind_at(s, at2, n, cjk, &after))) break; /* A2 starts at j */
+        j = at2;
+        k = kind_at(s, j, n, cjk, &at2);
+    }
+    return j;
+}
+
+size_t pretok_next_deepseek(const unsigned char *s, size_t i, size_t n) {
+    size_t next;
+    unsigned long cp = s[i] < 0x80 ? (next = i + 1, s[i]) : decode(s, i, n, &next);
+    if (raw_class(cp) == PT_NUMBER) { /* split 1: up to three digits */
+        size_t j = next;
+        for (int more = 2; more > 0 && j < n; more--) {
+            size_t after;
+            unsigned long d = s[j] < 0x80 ? (after = j + 1, s[j]) : decode(s, j, n, &after);
+            if (raw_class(d) != PT_NUMBER) break;
+            j = after;
+        }
+        return j;
+    }
+    return split3(s, i, n, in_cjk(cp));
+}
+
+unsigned pretok_class_onig(unsigned long cp) { return raw_class(cp); }
