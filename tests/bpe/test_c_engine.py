@@ -9,8 +9,10 @@ tests/backends/test_engine_exact.py.
 
 from __future__ import annotations
 
+import random
 import sys
 import threading
+import time
 
 import pytest
 import regex
@@ -149,23 +151,25 @@ def test_more_distinct_chunks_than_a_chunk_cache_holds(cl100k):
     assert cl100k.count_batch(words) == [len(tiktoken_reference("cl100k_base").encode_ordinary(w)) for w in words]
 
 
-def _other_thread_ran_during(call, times: int = 1) -> bool:
-    """Whether the main thread got the GIL while another thread was calling `call()` up to
-    `times` times (forced switches out of the way: only the engine letting the GIL go lets the
-    main thread run). Repeating a short call gives the main thread more than one chance to wake
-    in the microseconds a release lasts, so a busy machine does not turn a release into a miss."""
+def _other_thread_ran_during(calls, seconds: float = 1.0) -> bool:
+    """Whether the main thread got the GIL while another thread made the calls `calls` yields,
+    one after another, for up to `seconds` (forced switches out of the way: only the engine
+    letting the GIL go lets the main thread run). A release lasts as long as one call's work,
+    and the main thread must be on a core inside that window to take the GIL: on a busy
+    machine it may miss many windows, so the calls go on until it runs or the time is up."""
     entered, finished, stop = threading.Event(), threading.Event(), threading.Event()
 
     def run() -> None:
         entered.set()
-        for _ in range(times):
+        deadline = time.monotonic() + seconds
+        for call in calls:
             call()
-            if stop.is_set():
+            if stop.is_set() or time.monotonic() > deadline:
                 break
         finished.set()
 
     interval = sys.getswitchinterval()
-    sys.setswitchinterval(10)
+    sys.setswitchinterval(30)
     try:
         thread = threading.Thread(target=run)
         thread.start()
@@ -178,17 +182,30 @@ def _other_thread_ran_during(call, times: int = 1) -> bool:
     return ran
 
 
+def _fresh_texts(letters: str, size: int, seed: int):
+    """Endless distinct texts of about `size` UTF-8 bytes made of random words of `letters`:
+    no chunk cache spares the engine its work, so each call's release lasts a whole merge."""
+    rng = random.Random(seed)
+    while True:
+        words: list[str] = []
+        while len(" ".join(words).encode()) < size - 40:
+            words.append("".join(rng.choice(letters) for _ in range(rng.randint(3, 9))))
+        yield " ".join(words)
+
+
 def test_the_gil_is_released_while_a_batch_is_counted(cl100k):
     """With forced GIL switches out of the way (a 10 s interval), the main thread can run
     while another thread is inside count_batch only if the engine lets the GIL go."""
     docs = ["Hello world, this is a test of the engine. " * 24] * 20_000  # ~20 MB
-    assert _other_thread_ran_during(lambda: cl100k.count_batch(docs))
+    assert _other_thread_ran_during([lambda: cl100k.count_batch(docs)], seconds=60)
 
 
 def test_a_short_non_ascii_text_lets_the_gil_go_and_short_ascii_keeps_it(cl100k):
-    # ~1 KB of translations costs a merge a word: worth letting another thread run; 3 KB of
+    # ~1-4 KB of translations costs a merge a word: worth letting another thread run; 3 KB of
     # ASCII prose is done in microseconds, less than handing the GIL over and back costs.
-    wide, ascii = "Привет, мир! Как дела? " * 25, "Hello world, this is a test. " * 100
-    assert 256 <= len(wide.encode()) < 4096 and len(ascii) < 4096
-    assert _other_thread_ran_during(lambda: cl100k.encode(wide), times=5000)
-    assert not _other_thread_ran_during(lambda: cl100k.encode(ascii), times=5000)
+    wide = _fresh_texts("абвгдежзиклмнопрстуфхцчшщыэюя", 3500, seed=1)
+    ascii = _fresh_texts("abcdefghijklmnopqrstuvwxyz", 3500, seed=2)
+    first_wide, first_ascii = next(wide), next(ascii)
+    assert 256 <= len(first_wide.encode()) < 4096 and len(first_ascii) < 4096
+    assert _other_thread_ran_during((lambda text=text: cl100k.encode(text) for text in wide), seconds=10)
+    assert not _other_thread_ran_during((lambda text=text: cl100k.encode(text) for text in ascii), seconds=1)
