@@ -27,6 +27,7 @@ PRETOKENIZE = {
     ],
 }
 ENGINE_HEADERS = [
+    "app/bpe/listed_merges.h",
     "app/bpe/merge.h",
     "app/bpe/token_lookup.h",
     "app/bpe/chunk_cache.h",

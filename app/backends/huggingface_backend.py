@@ -39,6 +39,7 @@ from collections.abc import Callable
 import tokenizers
 from app.backends import huggingface_chunks, huggingface_cuts
 from app.backends.huggingface_ascii import AsciiCounter
+from app.backends.huggingface_engine import ListedMergesEngine
 from app.backends.huggingface_pieces import config_steps, own_bytes_function, run_decoders, text_pieces, unbyte
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
@@ -62,6 +63,7 @@ class HuggingFaceTokenizer(Tokenizer):
         self._lock = threading.Lock()
         self._cut = huggingface_cuts.cutter(library)  # None: a long text is counted whole
         self._ascii = AsciiCounter.for_library(library)  # None: the library counts all text
+        self._engine = ListedMergesEngine.for_library(library)  # None: the library encodes all text
         self._decoders = None if library.decoder is None else config_steps(library.decoder, "decoders")
         self._byte_level_only = [s["type"] for s in self._decoders or ()] == ["ByteLevel"]
         added = library.get_added_tokens_decoder()  # id -> AddedToken
@@ -109,6 +111,8 @@ class HuggingFaceTokenizer(Tokenizer):
         return self._bytes[token_id]
 
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
+        if self._engine is not None and self._engine.takes(text) and (ids := self._engine.encode(text)) is not None:
+            return ids
         return self._encode(text, allow_special).ids
 
     def encode_with_pieces(self, text: str, allow_special: bool = False) -> tuple[list[int], list[bytes]]:
@@ -144,6 +148,20 @@ class HuggingFaceTokenizer(Tokenizer):
         return self.count_batch([text], allow_special)[0]
 
     def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
+        """For a file with DeepSeek's rules, our C engine counts the texts it takes (`huggingface_engine`:
+        no added token's string in them), in one call without the GIL; the rest as `_library_counts`."""
+        if self._engine is None:
+            return self._library_counts(texts, allow_special)
+        taken = [n for n, text in enumerate(texts) if self._engine.takes(text)]
+        counted = self._engine.count_batch([texts[n] for n in taken]) if taken else []
+        if counted is None:  # a lone surrogate: the library's path says what is wrong
+            return self._library_counts(texts, allow_special)
+        counts = dict(zip(taken, counted, strict=True))
+        rest = [n for n in range(len(texts)) if n not in counts]
+        counts |= dict(zip(rest, self._library_counts([texts[n] for n in rest], allow_special), strict=True))
+        return [counts[n] for n in range(len(texts))]
+
+    def _library_counts(self, texts: list[str], allow_special: bool) -> list[int]:
         """For a file with DeepSeek's rules, each text in pieces (`huggingface_cuts`) and its ASCII pieces
         through `huggingface_ascii`; the rest through the library's batch encoder without offsets
         (`encode_batch_fast`: the same ids, the GIL let go, the texts spread over the library's

@@ -50,6 +50,11 @@ def _byte_level_table() -> dict[str, int]:
 _UNBYTE = _byte_level_table()
 
 
+def is_byte_level(token: str) -> bool:
+    """Whether every character of a token is one of the byte-level alphabet's 256."""
+    return all(char in _UNBYTE for char in token)
+
+
 def unbyte(token: str) -> bytes:
     """A byte-level token's bytes; one with a character outside the table stays as its UTF-8, as in the library."""
     try:

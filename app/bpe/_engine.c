@@ -28,6 +28,7 @@
 
 #include "engine_batch.h"
 #include "engine_encode.h"
+#include "listed_merges.h"
 #include "run_cuts.h"
 
 static void set_error(int status) {
@@ -50,6 +51,7 @@ static void Engine_dealloc(Engine *self) {
     free(self->core.short_tokens.pairs);
     free(self->core.long_filter.bits);
     lookup_free(&self->core.lookup);
+    free((void *)self->core.whole_ok);
     for (Py_ssize_t i = 0; self->id_ints && i < self->n_ids; i++) Py_XDECREF(self->id_ints[i]);
     PyMem_Free(self->id_ints);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -58,16 +60,17 @@ static void Engine_dealloc(Engine *self) {
 /* The merge table of tiktoken's BPE: every split of a token into two tokens, (left,
  * right) -> the token's rank, since tiktoken merges the adjacent pair whose concatenation
  * has the lowest rank. Sets a Python error and returns -1 on failure. */
-static int merges_init(Table *t, const Lookup *l, Py_ssize_t n_tokens) {
+static int merges_init(Table *t, const Lookup *l, Py_ssize_t n_tokens, PyObject *listed) {
     memset(t, 0, sizeof *t);
     for (int b = 0; b < 256; b++) {
         unsigned char byte = (unsigned char)b;
         if ((t->byte_ids[b] = lookup_rank(l, &byte, 1)) < 0) {
-            PyErr_Format(PyExc_ValueError, "byte %d is not a token (tiktoken needs all 256)", b);
+            PyErr_Format(PyExc_ValueError, "byte %d is not a token (byte-level BPE needs all 256)", b);
             return -1;
         }
     }
     if (table_resize(t, 16) < 0) goto no_memory;
+    if (listed) return listed_merges_init(t, l, n_tokens, listed);
     for (Py_ssize_t r = 0; r < n_tokens; r++) {
         const unsigned char *token = l->flat + l->starts[r];
         size_t len = l->starts[r + 1] - l->starts[r];
@@ -83,11 +86,11 @@ no_memory:
 }
 
 static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"family", "tokens", "id_offset", NULL};
+    static char *keywords[] = {"family", "tokens", "id_offset", "merges", NULL};
     int family, id_offset = 0;
-    PyObject *tokens;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iO!|i:Engine", keywords, &family, &PyList_Type, &tokens,
-                                     &id_offset))
+    PyObject *tokens, *merges = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iO!|iO:Engine", keywords, &family, &PyList_Type, &tokens,
+                                     &id_offset, &merges))
         return NULL;
     if (family < 0 || family >= PRETOK_FAMILIES) {
         PyErr_Format(PyExc_ValueError, "family %d is not one of pretokenize.h's 0..%d", family, PRETOK_FAMILIES - 1);
@@ -105,7 +108,12 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     self->core.id_offset = id_offset;
     self->core.serial = ++engines_made;
     if (lookup_init(&self->core.lookup, tokens) < 0) goto fail;
-    if (merges_init(&self->core.table, &self->core.lookup, n_tokens) < 0) goto fail;
+    if (merges_init(&self->core.table, &self->core.lookup, n_tokens, merges == Py_None ? NULL : merges) < 0)
+        goto fail;
+    if (merges != Py_None && !(self->core.whole_ok = whole_tokens(&self->core.table, &self->core.lookup, n_tokens))) {
+        PyErr_NoMemory();
+        goto fail;
+    }
     if (short_init(&self->core.short_tokens, &self->core.lookup, (size_t)n_tokens) < 0 ||
         filter_init(&self->core.long_filter, &self->core.lookup, (size_t)n_tokens) < 0) {
         PyErr_NoMemory();
@@ -281,7 +289,8 @@ PyMODINIT_FUNC PyInit__engine(void) {
     if (!m) return NULL;
     Py_INCREF(&EngineType);
     if (PyModule_AddObject(m, "Engine", (PyObject *)&EngineType) < 0 ||
-        PyModule_AddObject(m, "FULL_UNICODE", PyBool_FromLong(full_unicode())) < 0) {
+        PyModule_AddObject(m, "FULL_UNICODE", PyBool_FromLong(full_unicode())) < 0 ||
+        PyModule_AddStringConstant(m, "DEEPSEEK_CLASSES_OF", pretok_onig_version()) < 0) {
         Py_DECREF(m);
         return NULL;
     }

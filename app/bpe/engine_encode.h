@@ -43,7 +43,9 @@ typedef struct {
     ShortLookup short_tokens; /* the tokens of up to SHORT_TOKEN bytes again, for merging */
     LongFilter long_filter;   /* and a filter of the longer ones */
     int32_t id_offset;
-    uint64_t serial; /* this engine's number, for the thread caches */
+    uint64_t serial;         /* this engine's number, for the thread caches */
+    const uint8_t *whole_ok; /* NULL: tiktoken's rule; else Hugging Face's (listed_merges.h): which
+                              * tokens a chunk may be taken as whole, and merge.h's loops for the rest */
 } Core;
 
 enum { ENC_OK = 0, ENC_NO_MEMORY = -1, ENC_TOO_LONG = -2 };
@@ -134,6 +136,7 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
         int32_t rank = len > SHORT_TOKEN && !filter_may_hold(&c->long_filter, h)
                            ? -1 /* not a token, known without touching the lookup's slots */
                            : lookup_rank_keyed(&c->lookup, chunk, len, key);
+        if (rank >= 0 && c->whole_ok && !c->whole_ok[rank]) rank = -1;
         i = end;
         end = next_end;
         if (rank >= 0) {
@@ -156,8 +159,9 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
         if (ids_reserve(scratch, len) < 0) return ENC_NO_MEMORY;
         for (size_t k = 0; k < len; k++) scratch->v[k] = c->table.byte_ids[chunk[k]];
         size_t avail = n - (size_t)(chunk - s);
-        Py_ssize_t merged = len <= BYTES_MERGE_MAX ? merge_by_bytes(c, chunk, len, avail, scratch->v)
-                                               : merge_ids(&c->table, scratch->v, (Py_ssize_t)len);
+        Py_ssize_t merged = len <= BYTES_MERGE_MAX && !c->whole_ok
+                                ? merge_by_bytes(c, chunk, len, avail, scratch->v)
+                                : merge_ids(&c->table, scratch->v, (Py_ssize_t)len);
         if (merged < 0 || cache_put(cache, chunk, len, h, scratch->v, (size_t)merged) < 0 ||
             emit(c, out, count, scratch->v, (size_t)merged) < 0)
             return ENC_NO_MEMORY;

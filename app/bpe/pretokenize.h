@@ -37,8 +37,10 @@ void pretok_init(void);
  * app/bpe/families.py maps each pattern string to its family number (FAMILIES). */
 size_t pretok_next(pretok_family family, const unsigned char *s, size_t i, size_t n);
 
-/* pretok_next for PRETOK_DEEPSEEK (pretokenize_deepseek.c, linked where pretokenize.c is). */
+/* pretok_next for PRETOK_DEEPSEEK (pretokenize_deepseek.c, linked where pretokenize.c is), and the
+ * version of the `tokenizers` library whose classes it was built with (only right for that one). */
 size_t pretok_next_deepseek(const unsigned char *s, size_t i, size_t n);
+const char *pretok_onig_version(void);
 
 /* pretok_next on the Unicode classes of Python's `regex` module (the version pinned for the build)
  * in place of tiktoken's: the chunks `regex` finds with the family's pattern (tested for gpt2 and

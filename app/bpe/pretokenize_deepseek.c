@@ -143,3 +143,5 @@ size_t pretok_next_deepseek(const unsigned char *s, size_t i, size_t n) {
 }
 
 unsigned pretok_class_onig(unsigned long cp) { return raw_class(cp); }
+
+const char *pretok_onig_version(void) { return PT_SOURCE_VERSION; }

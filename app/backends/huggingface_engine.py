@@ -1,0 +1,86 @@
+"""Our C engine for a Hugging Face file with DeepSeek's rules: the library's ids at C speed.
+
+`ListedMergesEngine.for_library(library)` gives one when the file's rules are the proven
+ones (`huggingface_cuts.proven`: no normalizer, DeepSeek's three Splits and ByteLevel), its
+model is plain byte-level BPE (no dropout, unknown token, affixes, byte fallback or
+ignore_merges), its merges make ids in the order they are listed (the C engine checks), and
+the installed `tokenizers` is the version whose Unicode classes the build asked for
+(`_engine.DEEPSEEK_CLASSES_OF`); else None, and the library encodes as before.
+
+The engine (app/bpe/_engine.c with family DEEPSEEK and the merge list, listed_merges.h) cuts
+text as the library's pre-tokenizer does (pretokenize_deepseek.c) and merges as its BPE model
+does, the GIL let go. It takes a text (`takes`) when no added token's string is in it (the
+library matches those, special or not, so such a text stays with the library) and the text
+has no lone surrogate (the library refuses those; so does the caller's path, with its error).
+
+Left out: offsets (the playground's pieces still come from the library's encoding).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import tokenizers
+from app.backends import huggingface_cuts
+from app.backends.huggingface_pieces import is_byte_level, unbyte
+from app.bpe import _engine, families
+
+_PLAIN_BPE: dict[str, object] = {"dropout": None, "unk_token": None, "byte_fallback": False}
+_PLAIN_BPE |= {"continuing_subword_prefix": None, "end_of_word_suffix": None}
+_NOT_UTF8 = b"\xff"  # starts the stand-in bytes of a vocabulary entry that is not byte-level: no text has them
+
+
+class ListedMergesEngine:
+    def __init__(self, library: tokenizers.Tokenizer, model: dict):
+        vocab: dict[str, int] = model["vocab"]
+        strings = {i: s for s, i in vocab.items()}
+        tokens = [_token_bytes(strings[i], i) if i in strings else _NOT_UTF8 + b"%d" % i for i in range(len(vocab))]
+        merges = [
+            (vocab[left], vocab[right])
+            for left, right in (m.split(" ", 1) if isinstance(m, str) else m for m in model["merges"])
+        ]
+        self._engine = _engine.Engine(families.DEEPSEEK, tokens, 0, merges)
+        contents = sorted({t.content for t in library.get_added_tokens_decoder().values() if t.content}, key=len)
+        self._added = re.compile("|".join(re.escape(c) for c in reversed(contents))) if contents else None
+
+    @classmethod
+    def for_library(cls, library: tokenizers.Tokenizer) -> ListedMergesEngine | None:
+        if not huggingface_cuts.proven(library) or tokenizers.__version__ != _engine.DEEPSEEK_CLASSES_OF:
+            return None
+        config = json.loads(library.to_str())
+        model = config.get("model") or {}
+        if (
+            model.get("type") != "BPE"
+            or model.get("ignore_merges")
+            or any(model.get(key, value) != value for key, value in _PLAIN_BPE.items())
+        ):
+            return None
+        if sorted(model.get("vocab", {}).values()) != list(range(len(model.get("vocab", {})))):
+            return None  # the engine numbers tokens 0..n-1
+        try:
+            return cls(library, model)
+        except (ValueError, KeyError, TypeError):  # merges that make ids out of order, or a pair not in the vocabulary
+            return None
+
+    def takes(self, text: str) -> bool:
+        return self._added is None or not self._added.search(text)
+
+    def encode(self, text: str) -> list[int] | None:
+        """The library's ids of a text `takes` accepts, or None for a text with lone surrogates."""
+        try:
+            return self._engine.encode(text)
+        except UnicodeEncodeError:
+            return None
+
+    def count_batch(self, texts: list[str]) -> list[int] | None:
+        try:
+            return self._engine.count_batch(texts)
+        except UnicodeEncodeError:
+            return None
+
+
+def _token_bytes(string: str, token_id: int) -> bytes:
+    """A byte-level vocabulary entry's bytes; an entry that is not byte-level (a special token's
+    name kept in the vocabulary) gets bytes no UTF-8 text holds, so no chunk is ever taken for it."""
+    return unbyte(string) if is_byte_level(string) else _NOT_UTF8 + b"%d" % token_id

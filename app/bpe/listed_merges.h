@@ -1,0 +1,96 @@
+/* The engine's other merge rule, Hugging Face BPE's: only the listed merges, the one listed
+ * first merged first (leftmost on ties). With the merge list of a file whose merges make ids in
+ * the order they are listed (deepseek_v4's do), "listed first" is "makes the lowest id", so
+ * merge.h's loops, which merge the pair of lowest table value, give the library's ids when the
+ * table holds the listed pairs alone, each with the id it makes. Two differences from
+ * tiktoken's rule the engine then keeps: a pair whose bytes make a token but which is not
+ * listed is not merged, and a chunk that spells a token is that token only when merging its
+ * own bytes gives it (`whole_ok`). Included by _engine.c only.
+ *
+ * Left out: merge lists whose made ids are not increasing (refused; the library must encode).
+ */
+#ifndef TOKENPRISM_LISTED_MERGES_H
+#define TOKENPRISM_LISTED_MERGES_H
+
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "merge.h"
+#include "token_lookup.h"
+
+/* t (byte ids set, no merges yet) gets the listed merges: `merges` is a list of (left, right)
+ * ids. -1 with a Python error set when a pair is not two tokens whose bytes make a token, or
+ * when the ids made do not increase down the list. */
+static int listed_merges_init(Table *t, const Lookup *l, Py_ssize_t n_tokens, PyObject *merges) {
+    if (!PyList_Check(merges)) {
+        PyErr_SetString(PyExc_TypeError, "merges must be a list of (left, right) ids");
+        return -1;
+    }
+    unsigned char *both = NULL;
+    size_t room = 0;
+    int32_t last = -1;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(merges); i++) {
+        int left, right;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(merges, i), "ii", &left, &right)) goto fail;
+        if (left < 0 || right < 0 || left >= n_tokens || right >= n_tokens) {
+            PyErr_Format(PyExc_ValueError, "merge %zd names an id that is not a token", i);
+            goto fail;
+        }
+        size_t a = l->starts[left + 1] - l->starts[left], b = l->starts[right + 1] - l->starts[right];
+        if (a + b > room) {
+            unsigned char *bigger = realloc(both, room = 2 * (a + b));
+            if (!bigger) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            both = bigger;
+        }
+        memcpy(both, l->flat + l->starts[left], a);
+        memcpy(both + a, l->flat + l->starts[right], b);
+        int32_t made = lookup_rank(l, both, a + b);
+        if (made <= last) {
+            PyErr_Format(PyExc_ValueError, made < 0 ? "merge %zd does not make a token"
+                                                    : "merge %zd makes a lower id than the merge before it", i);
+            goto fail;
+        }
+        if (table_set(t, left, right, made) < 0) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        last = made;
+    }
+    free(both);
+    return 0;
+fail:
+    free(both);
+    return -1;
+}
+
+/* ok[r] = 1 when merging the bytes of token r gives r (single bytes always): the tokens a chunk
+ * may be taken as whole. NULL when out of memory (no error set). */
+static uint8_t *whole_tokens(const Table *t, const Lookup *l, Py_ssize_t n_tokens) {
+    uint8_t *ok = calloc((size_t)(n_tokens ? n_tokens : 1), 1);
+    int32_t *ids = malloc(sizeof *ids * (l->longest ? l->longest : 1));
+    if (!ok || !ids) {
+        free(ok);
+        free(ids);
+        return NULL;
+    }
+    for (Py_ssize_t r = 0; r < n_tokens; r++) {
+        const unsigned char *token = l->flat + l->starts[r];
+        size_t len = l->starts[r + 1] - l->starts[r];
+        for (size_t k = 0; k < len; k++) ids[k] = t->byte_ids[token[k]];
+        Py_ssize_t m = merge_ids(t, ids, (Py_ssize_t)len);
+        if (m < 0) {
+            free(ok);
+            free(ids);
+            return NULL;
+        }
+        ok[r] = m == 1 && ids[0] == r;
+    }
+    free(ids);
+    return ok;
+}
+
+#endif

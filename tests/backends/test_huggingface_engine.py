@@ -1,0 +1,107 @@
+"""deepseek_v4 through our C engine (app/backends/huggingface_engine.py): the library's ids and
+counts on real and random text in every script, the texts it leaves to the library (an added
+token's string, a lone surrogate), and the files it is not built for."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.backends.huggingface_backend import HuggingFaceTokenizer
+from app.backends.huggingface_engine import ListedMergesEngine
+from app.bpe import _engine
+from app.errors import InvalidInput
+from tests.bpe.test_pretokenize_deepseek import CASES
+from tests.reference import huggingface_reference, stdlib_texts
+
+MULTILINGUAL = (
+    "Ελληνικά κείμενα, русский текст, العربية, हिन्दी में लिखा, 日本語の文章、中文，한국어 문장. "
+    "naïve café — ÆØÅ 12,345.67 ١٢٣ १२३ 😀👍🏽 I'M HERE, we'll SEE'S\r\n\ttabs\u00a0and\u3000spaces\n\n  "
+)
+
+
+@pytest.fixture(scope="module")
+def deepseek(registry):
+    return registry.get("deepseek_v4")
+
+
+def library_ids(text: str) -> list[int]:
+    return huggingface_reference().encode(text, add_special_tokens=False).ids
+
+
+def test_the_engine_is_built_for_deepseeks_file():
+    engine = ListedMergesEngine.for_library(huggingface_reference())
+    assert (
+        engine is not None and engine.takes(MULTILINGUAL) and engine.encode(MULTILINGUAL) == library_ids(MULTILINGUAL)
+    )
+
+
+def test_real_text_in_every_script_gets_the_librarys_ids_and_counts(deepseek):
+    texts = [text for _, text in stdlib_texts(8, 30_000)] + [MULTILINGUAL * 40, *CASES]
+    for text in texts:
+        expected = library_ids(text)
+        assert deepseek.encode(text) == expected
+        assert deepseek.count(text) == len(expected)
+    assert deepseek.count_batch(texts) == [len(library_ids(text)) for text in texts]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60))
+def test_any_text_gets_the_librarys_ids(deepseek, text):
+    assert deepseek.encode(text) == library_ids(text)
+
+
+@pytest.mark.parametrize("allow_special", [False, True])
+def test_a_text_with_an_added_tokens_string_is_left_to_the_library(deepseek, allow_special):
+    text = "before <think>reasoning</think> <｜end▁of▁sentence｜> after <|EOT|>"
+    engine = ListedMergesEngine.for_library(huggingface_reference())
+    assert engine is not None and not engine.takes(text)
+    expected = huggingface_reference(allow_special=allow_special).encode(text, add_special_tokens=False).ids
+    assert deepseek.encode(text, allow_special) == expected
+    assert deepseek.count_batch(["plain text", text], allow_special) == [len(library_ids("plain text")), len(expected)]
+
+
+def test_a_lone_surrogate_is_refused_as_before(deepseek):
+    with pytest.raises(InvalidInput):
+        deepseek.count("a\ud800b")
+    with pytest.raises(InvalidInput):
+        deepseek.encode("a\ud800b")
+
+
+def _file_with(change) -> bytes:
+    config = json.loads(huggingface_reference().to_str())
+    change(config)
+    return json.dumps(config).encode()
+
+
+def _swap_first_merges(config: dict) -> None:
+    merges = config["model"]["merges"]
+    merges[0], merges[1] = merges[1], merges[0]  # the second makes a lower id than the first now
+
+
+@pytest.mark.parametrize(
+    "change, engine",
+    [
+        (_swap_first_merges, False),
+        (lambda config: config["model"].update(ignore_merges=True), False),
+        (lambda config: config["pre_tokenizer"]["pretokenizers"].pop(0), False),
+        (lambda config: config.update(normalizer=None), True),  # the same rules, said another way
+    ],
+    ids=["merges out of order", "ignore_merges", "another pre-tokenizer", "no normalizer entry"],
+)
+def test_other_files_are_left_to_the_library(change, engine):
+    tokenizer = HuggingFaceTokenizer("other", "a changed copy", _file_with(change))
+    expected = len(tokenizer.library.encode(MULTILINGUAL, add_special_tokens=False).ids)
+    built = ListedMergesEngine.for_library(tokenizer.library)
+    assert (built is not None) == engine
+    assert tokenizer.count(MULTILINGUAL) == expected
+    if built is not None:
+        assert built.count_batch([MULTILINGUAL]) == [expected]
+
+
+def test_another_library_version_than_the_builds_is_left_to_the_library(monkeypatch):
+    monkeypatch.setattr(_engine, "DEEPSEEK_CLASSES_OF", "0.0.0")
+    assert ListedMergesEngine.for_library(huggingface_reference()) is None
