@@ -27,7 +27,8 @@ PRETOKENIZE = {
     ],
 }
 ENGINE_HEADERS = [
-    "app/bpe/listed_merges.h",
+    "app/bpe/merge_tables.h",
+    "app/bpe/stop_strings.h",
     "app/bpe/merge.h",
     "app/bpe/token_lookup.h",
     "app/bpe/chunk_cache.h",

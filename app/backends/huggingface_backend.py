@@ -111,8 +111,8 @@ class HuggingFaceTokenizer(Tokenizer):
         return self._bytes[token_id]
 
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
-        if self._engine is not None and self._engine.takes(text) and (ids := self._engine.encode(text)) is not None:
-            return ids
+        if self._engine is not None and self._engine.takes(text):
+            return self._engine.encode(text)
         return self._encode(text, allow_special).ids
 
     def encode_with_pieces(self, text: str, allow_special: bool = False) -> tuple[list[int], list[bytes]]:
@@ -149,13 +149,13 @@ class HuggingFaceTokenizer(Tokenizer):
 
     def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
         """For a file with DeepSeek's rules, our C engine counts the texts it takes (`huggingface_engine`:
-        no added token's string in them), in one call without the GIL; the rest as `_library_counts`."""
+        no added token's string or lone surrogate in them), in one call without the GIL; the rest as
+        `_library_counts`."""
         if self._engine is None:
             return self._library_counts(texts, allow_special)
-        taken = [n for n, text in enumerate(texts) if self._engine.takes(text)]
+        held = self._engine.held(texts)
+        taken = [n for n in range(len(texts)) if n not in held]
         counted = self._engine.count_batch([texts[n] for n in taken]) if taken else []
-        if counted is None:  # a lone surrogate: the library's path says what is wrong
-            return self._library_counts(texts, allow_special)
         counts = dict(zip(taken, counted, strict=True))
         rest = [n for n in range(len(texts)) if n not in counts]
         counts |= dict(zip(rest, self._library_counts([texts[n] for n in rest], allow_special), strict=True))

@@ -7,11 +7,12 @@ ignore_merges), its merges make ids in the order they are listed (the C engine c
 the installed `tokenizers` is the version whose Unicode classes the build asked for
 (`_engine.DEEPSEEK_CLASSES_OF`); else None, and the library encodes as before.
 
-The engine (app/bpe/_engine.c with family DEEPSEEK and the merge list, listed_merges.h) cuts
+The engine (app/bpe/_engine.c with family DEEPSEEK and the merge list, merge_tables.h) cuts
 text as the library's pre-tokenizer does (pretokenize_deepseek.c) and merges as its BPE model
-does, the GIL let go. It takes a text (`takes`) when no added token's string is in it (the
-library matches those, special or not, so such a text stays with the library) and the text
-has no lone surrogate (the library refuses those; so does the caller's path, with its error).
+does, the GIL let go. It takes a text (`takes`, `held` for many) when no added token's string is in it (the
+library matches those, special or not, so such a text stays with the library; the engine
+looks for them in the text's UTF-8, stop_strings.h) and the text has no lone surrogate (the
+library refuses those; so does the caller's path, with its error).
 
 Left out: offsets (the playground's pieces still come from the library's encoding).
 """
@@ -19,7 +20,6 @@ Left out: offsets (the playground's pieces still come from the library's encodin
 from __future__ import annotations
 
 import json
-import re
 
 import tokenizers
 from app.backends import huggingface_cuts
@@ -40,9 +40,8 @@ class ListedMergesEngine:
             (vocab[left], vocab[right])
             for left, right in (m.split(" ", 1) if isinstance(m, str) else m for m in model["merges"])
         ]
-        self._engine = _engine.Engine(families.DEEPSEEK, tokens, 0, merges)
-        contents = sorted({t.content for t in library.get_added_tokens_decoder().values() if t.content}, key=len)
-        self._added = re.compile("|".join(re.escape(c) for c in reversed(contents))) if contents else None
+        added = sorted({t.content.encode() for t in library.get_added_tokens_decoder().values() if t.content})
+        self._engine = _engine.Engine(families.DEEPSEEK, tokens, 0, merges, added)
 
     @classmethod
     def for_library(cls, library: tokenizers.Tokenizer) -> ListedMergesEngine | None:
@@ -64,20 +63,31 @@ class ListedMergesEngine:
             return None
 
     def takes(self, text: str) -> bool:
-        return self._added is None or not self._added.search(text)
+        return not self.held([text])
 
-    def encode(self, text: str) -> list[int] | None:
-        """The library's ids of a text `takes` accepts, or None for a text with lone surrogates."""
+    def held(self, texts: list[str]) -> set[int]:
+        """The indices of the texts this engine does not take: those holding an added token's
+        string (found by the engine in their UTF-8) or a lone surrogate."""
         try:
-            return self._engine.encode(text)
+            return set(self._engine.stopped(texts))
         except UnicodeEncodeError:
-            return None
+            return {n for n, text in enumerate(texts) if not _utf8(text) or self._engine.stopped([text])}
 
-    def count_batch(self, texts: list[str]) -> list[int] | None:
-        try:
-            return self._engine.count_batch(texts)
-        except UnicodeEncodeError:
-            return None
+    def encode(self, text: str) -> list[int]:
+        """The library's ids of a text `takes` accepts."""
+        return self._engine.encode(text)
+
+    def count_batch(self, texts: list[str]) -> list[int]:
+        """The library's counts of texts none of which `held` names."""
+        return self._engine.count_batch(texts)
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _token_bytes(string: str, token_id: int) -> bytes:

@@ -1,13 +1,15 @@
 /* The exact encoder of the tiktoken-style tokenizers, in C, with the GIL released.
  * Built as app.bpe._engine by setup.py (with pretokenize.c).
  *
- * Engine(family, tokens, id_offset=0): an immutable encoder for one vocabulary. `family`
- * is a pretokenize.h family (the split pattern); `tokens[r]` the bytes of rank r (0..n-1;
- * the 256 single bytes among them, anywhere). Every id given out is a rank plus
- * `id_offset` (Tekken's regular ids follow its special ones).
+ * Engine(family, tokens, id_offset=0, merges=None, stops=None): an immutable encoder for one
+ * vocabulary. `family` is a pretokenize.h family (the split pattern); `tokens[r]` the bytes
+ * of rank r (0..n-1; the 256 single bytes among them, anywhere). Every id given out is a rank plus
+ * `id_offset` (Tekken's regular ids follow its special ones). `merges`, a list of (left, right)
+ * ids, switches to Hugging Face's merge rule (merge_tables.h); `stops` are byte strings
+ * `stopped` looks for (stop_strings.h).
  *     .encode(text: str) -> list[int]            .count(text: str) -> int
  *     .encode_batch(texts: list[str]) -> list[list[int]]
- *     .count_batch(texts: list[str]) -> list[int]
+ *     .count_batch(texts: list[str]) -> list[int]    .stopped(texts: list[str]) -> list[int]
  * and split(family, text) -> list[str], the chunks pretok_next cuts (for tests), and
  * FULL_UNICODE: whether the linked pretokenizer knows non-ASCII text (see full_unicode).
  *
@@ -28,7 +30,8 @@
 
 #include "engine_batch.h"
 #include "engine_encode.h"
-#include "listed_merges.h"
+#include "merge_tables.h"
+#include "stop_strings.h"
 #include "run_cuts.h"
 
 static void set_error(int status) {
@@ -43,6 +46,7 @@ typedef struct {
     Core core;            /* never changed after Engine() returns */
     PyObject **id_ints;   /* rank -> its id as a Python int, shared by every result */
     Py_ssize_t n_ids;
+    StopStrings stops;    /* for `stopped`; empty when none were given */
 } Engine;
 
 static void Engine_dealloc(Engine *self) {
@@ -52,45 +56,18 @@ static void Engine_dealloc(Engine *self) {
     free(self->core.long_filter.bits);
     lookup_free(&self->core.lookup);
     free((void *)self->core.whole_ok);
+    stops_free(&self->stops);
     for (Py_ssize_t i = 0; self->id_ints && i < self->n_ids; i++) Py_XDECREF(self->id_ints[i]);
     PyMem_Free(self->id_ints);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* The merge table of tiktoken's BPE: every split of a token into two tokens, (left,
- * right) -> the token's rank, since tiktoken merges the adjacent pair whose concatenation
- * has the lowest rank. Sets a Python error and returns -1 on failure. */
-static int merges_init(Table *t, const Lookup *l, Py_ssize_t n_tokens, PyObject *listed) {
-    memset(t, 0, sizeof *t);
-    for (int b = 0; b < 256; b++) {
-        unsigned char byte = (unsigned char)b;
-        if ((t->byte_ids[b] = lookup_rank(l, &byte, 1)) < 0) {
-            PyErr_Format(PyExc_ValueError, "byte %d is not a token (byte-level BPE needs all 256)", b);
-            return -1;
-        }
-    }
-    if (table_resize(t, 16) < 0) goto no_memory;
-    if (listed) return listed_merges_init(t, l, n_tokens, listed);
-    for (Py_ssize_t r = 0; r < n_tokens; r++) {
-        const unsigned char *token = l->flat + l->starts[r];
-        size_t len = l->starts[r + 1] - l->starts[r];
-        for (size_t k = 1; k < len; k++) {
-            int32_t left = lookup_rank(l, token, k), right = left < 0 ? -1 : lookup_rank(l, token + k, len - k);
-            if (right >= 0 && table_set(t, left, right, (int32_t)r) < 0) goto no_memory;
-        }
-    }
-    return 0;
-no_memory:
-    PyErr_NoMemory();
-    return -1;
-}
-
 static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"family", "tokens", "id_offset", "merges", NULL};
+    static char *keywords[] = {"family", "tokens", "id_offset", "merges", "stops", NULL};
     int family, id_offset = 0;
-    PyObject *tokens, *merges = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iO!|iO:Engine", keywords, &family, &PyList_Type, &tokens,
-                                     &id_offset, &merges))
+    PyObject *tokens, *merges = Py_None, *stops = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iO!|iOO:Engine", keywords, &family, &PyList_Type, &tokens,
+                                     &id_offset, &merges, &stops))
         return NULL;
     if (family < 0 || family >= PRETOK_FAMILIES) {
         PyErr_Format(PyExc_ValueError, "family %d is not one of pretokenize.h's 0..%d", family, PRETOK_FAMILIES - 1);
@@ -108,6 +85,7 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     self->core.id_offset = id_offset;
     self->core.serial = ++engines_made;
     if (lookup_init(&self->core.lookup, tokens) < 0) goto fail;
+    if (stops != Py_None && stops_init(&self->stops, stops) < 0) goto fail;
     if (merges_init(&self->core.table, &self->core.lookup, n_tokens, merges == Py_None ? NULL : merges) < 0)
         goto fail;
     if (merges != Py_None && !(self->core.whole_ok = whole_tokens(&self->core.table, &self->core.lookup, n_tokens))) {
@@ -212,6 +190,24 @@ done:
     return result;
 }
 
+/* stopped(texts) -> the indices of the texts that hold one of the engine's stop strings. */
+static PyObject *Engine_stopped(Engine *self, PyObject *texts) {
+    Batch b;
+    PyObject *result = NULL;
+    if (batch_init(&b, texts, 1) < 0) goto done;
+    if (!(result = PyList_New(0))) goto done;
+    for (Py_ssize_t t = 0; t < b.n && self->stops.strings.slots; t++) {
+        if (!stops_found(&self->stops, (const unsigned char *)b.data[t], (size_t)b.lens[t])) continue;
+        PyObject *index = PyLong_FromSsize_t(t);
+        if (!index || PyList_Append(result, index) < 0) Py_CLEAR(result);
+        Py_XDECREF(index);
+        if (!result) break;
+    }
+done:
+    batch_free(&b);
+    return result;
+}
+
 static PyObject *Engine_encode(Engine *self, PyObject *text) { return engine_run(self, text, 0, 0); }
 static PyObject *Engine_count(Engine *self, PyObject *text) { return engine_run(self, text, 0, 1); }
 static PyObject *Engine_encode_batch(Engine *self, PyObject *texts) { return engine_run(self, texts, 1, 0); }
@@ -224,6 +220,8 @@ static PyMethodDef Engine_methods[] = {
      "encode_batch(texts: list[str]) -> list[list[int]]: encode of each text, in one call without the GIL"},
     {"count_batch", (PyCFunction)Engine_count_batch, METH_O,
      "count_batch(texts: list[str]) -> list[int]: count of each text, in one call without the GIL"},
+    {"stopped", (PyCFunction)Engine_stopped, METH_O,
+     "stopped(texts: list[str]) -> list[int]: the indices of the texts holding one of the stop strings"},
     {NULL, NULL, 0, NULL},
 };
 

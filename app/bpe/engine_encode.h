@@ -44,7 +44,7 @@ typedef struct {
     LongFilter long_filter;   /* and a filter of the longer ones */
     int32_t id_offset;
     uint64_t serial;         /* this engine's number, for the thread caches */
-    const uint8_t *whole_ok; /* NULL: tiktoken's rule; else Hugging Face's (listed_merges.h): which
+    const uint8_t *whole_ok; /* NULL: tiktoken's rule; else Hugging Face's (merge_tables.h): which
                               * tokens a chunk may be taken as whole, and merge.h's loops for the rest */
 } Core;
 

@@ -209,3 +209,26 @@ def test_a_short_non_ascii_text_lets_the_gil_go_and_short_ascii_keeps_it(cl100k)
     assert 256 <= len(first_wide.encode()) < 4096 and len(first_ascii) < 4096
     assert _other_thread_ran_during((lambda text=text: cl100k.encode(text) for text in wide), seconds=10)
     assert not _other_thread_ran_during((lambda text=text: cl100k.encode(text) for text in ascii), seconds=1)
+
+
+STOPS = [b"<|a|>", b"<|bb|>", b"\xef\xbd\x9cx", b"q", b"<t"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(alphabet="<|abtqx>｜ é", max_size=30), max_size=6))
+def test_stopped_names_the_texts_holding_a_stop_string(texts):
+    engine = _engine.Engine(0, [bytes([b]) for b in range(256)], stops=STOPS)
+    expected = [n for n, text in enumerate(texts) if any(stop in text.encode() for stop in STOPS)]
+    assert engine.stopped(texts) == expected
+
+
+def test_stopped_without_stop_strings_and_its_edges():
+    assert _engine.Engine(0, [bytes([b]) for b in range(256)]).stopped(["<|a|>", "q"]) == []
+    engine = _engine.Engine(0, [bytes([b]) for b in range(256)], stops=STOPS)
+    assert engine.stopped(["", "<|a|", "<|a|>", "x<|bb|>", "｜x"]) == [2, 3, 4]
+    with pytest.raises(UnicodeEncodeError):
+        engine.stopped(["a\ud800"])
+    with pytest.raises(TypeError):
+        engine.stopped(["a", 1])
+    with pytest.raises(TypeError):
+        _engine.Engine(0, [bytes([b]) for b in range(256)], stops=[b""])

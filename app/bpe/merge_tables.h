@@ -1,4 +1,6 @@
-/* The engine's other merge rule, Hugging Face BPE's: only the listed merges, the one listed
+/* The engine's merge tables, for its two rules. tiktoken's (merges_init): the adjacent pair
+ * whose concatenation has the lowest rank merges first, so the table holds every split of a
+ * token into two tokens. Hugging Face BPE's (listed_merges_init): only the listed merges, the one listed
  * first merged first (leftmost on ties). With the merge list of a file whose merges make ids in
  * the order they are listed (deepseek_v4's do), "listed first" is "makes the lowest id", so
  * merge.h's loops, which merge the pair of lowest table value, give the library's ids when the
@@ -9,8 +11,8 @@
  *
  * Left out: merge lists whose made ids are not increasing (refused; the library must encode).
  */
-#ifndef TOKENPRISM_LISTED_MERGES_H
-#define TOKENPRISM_LISTED_MERGES_H
+#ifndef TOKENPRISM_MERGE_TABLES_H
+#define TOKENPRISM_MERGE_TABLES_H
 
 #include <Python.h>
 #include <stdint.h>
@@ -64,6 +66,33 @@ static int listed_merges_init(Table *t, const Lookup *l, Py_ssize_t n_tokens, Py
     return 0;
 fail:
     free(both);
+    return -1;
+}
+
+/* The merge table of either rule (`listed`: the merge list, or NULL for tiktoken's), with the
+ * 256 single bytes' ids. Sets a Python error and returns -1 on failure. */
+static int merges_init(Table *t, const Lookup *l, Py_ssize_t n_tokens, PyObject *listed) {
+    memset(t, 0, sizeof *t);
+    for (int b = 0; b < 256; b++) {
+        unsigned char byte = (unsigned char)b;
+        if ((t->byte_ids[b] = lookup_rank(l, &byte, 1)) < 0) {
+            PyErr_Format(PyExc_ValueError, "byte %d is not a token (byte-level BPE needs all 256)", b);
+            return -1;
+        }
+    }
+    if (table_resize(t, 16) < 0) goto no_memory;
+    if (listed) return listed_merges_init(t, l, n_tokens, listed);
+    for (Py_ssize_t r = 0; r < n_tokens; r++) {
+        const unsigned char *token = l->flat + l->starts[r];
+        size_t len = l->starts[r + 1] - l->starts[r];
+        for (size_t k = 1; k < len; k++) {
+            int32_t left = lookup_rank(l, token, k), right = left < 0 ? -1 : lookup_rank(l, token + k, len - k);
+            if (right >= 0 && table_set(t, left, right, (int32_t)r) < 0) goto no_memory;
+        }
+    }
+    return 0;
+no_memory:
+    PyErr_NoMemory();
     return -1;
 }
 
