@@ -69,6 +69,10 @@ def test_a_lone_surrogate_is_refused_as_before(deepseek):
         deepseek.count("a\ud800b")
     with pytest.raises(InvalidInput):
         deepseek.encode("a\ud800b")
+    with pytest.raises(InvalidInput):
+        deepseek.count_batch(["plain", "a\ud800b", "<think>"])
+    engine = ListedMergesEngine.for_library(huggingface_reference())
+    assert engine is not None and engine.held(["plain", "a\ud800b", "<think>", "x"]) == {1, 2}
 
 
 def _file_with(change) -> bytes:
