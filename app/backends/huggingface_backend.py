@@ -157,7 +157,7 @@ class HuggingFaceTokenizer(Tokenizer):
         taken = [n for n in range(len(texts)) if n not in held]
         counted = self._engine.count_batch([texts[n] for n in taken]) if taken else []
         counts = dict(zip(taken, counted, strict=True))
-        rest = [n for n in range(len(texts)) if n not in counts]
+        rest = sorted(held)
         counts |= dict(zip(rest, self._library_counts([texts[n] for n in rest], allow_special), strict=True))
         return [counts[n] for n in range(len(texts))]
 
