@@ -31,6 +31,7 @@ ENGINE_HEADERS = [
     "app/bpe/stop_strings.h",
     "app/bpe/merge.h",
     "app/bpe/token_lookup.h",
+    "app/bpe/char_atoms.h",
     "app/bpe/chunk_cache.h",
     "app/bpe/engine_encode.h",
     "app/bpe/engine_batch.h",

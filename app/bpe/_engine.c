@@ -54,6 +54,7 @@ static void Engine_dealloc(Engine *self) {
     free(self->core.short_tokens.slots);
     free(self->core.short_tokens.pairs);
     free(self->core.long_filter.bits);
+    atoms_free(&self->core.atoms);
     lookup_free(&self->core.lookup);
     free((void *)self->core.whole_ok);
     stops_free(&self->stops);
@@ -93,7 +94,8 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         goto fail;
     }
     if (short_init(&self->core.short_tokens, &self->core.lookup, (size_t)n_tokens) < 0 ||
-        filter_init(&self->core.long_filter, &self->core.lookup, (size_t)n_tokens) < 0) {
+        filter_init(&self->core.long_filter, &self->core.lookup, (size_t)n_tokens) < 0 ||
+        (merges == Py_None && atoms_init(&self->core.atoms, &self->core.lookup, (size_t)n_tokens) < 0)) {
         PyErr_NoMemory();
         goto fail;
     }

@@ -1,7 +1,8 @@
 /* The engine's encoding of UTF-8 bytes into ranks, without the GIL: cut into the pattern's
  * chunks (pretokenize.h), each chunk looked up whole among the tokens (token_lookup.h) or
  * else found in the thread's chunk cache (chunk_cache.h) or merged: a chunk of up to
- * BYTES_MERGE_MAX bytes by merge_by_bytes (a pair's rank is the rank of its bytes, in the
+ * BYTES_MERGE_MAX bytes by merge_by_bytes (from its characters where char_atoms.h allows,
+ * else its bytes; a pair's rank is the rank of its bytes, in the
  * small tables of the short tokens and the filter of the long ones, which stay in cache), a
  * longer one by merge.h's BPE over the table of every split of a token into two. Both are
  * tiktoken's rule (the adjacent pair whose concatenation has the lowest rank, leftmost first).
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "char_atoms.h"
 #include "chunk_cache.h"
 #include "merge.h"
 #include "pretokenize.h"
@@ -42,6 +44,7 @@ typedef struct {
     Lookup lookup;
     ShortLookup short_tokens; /* the tokens of up to SHORT_TOKEN bytes again, for merging */
     LongFilter long_filter;   /* and a filter of the longer ones */
+    Atoms atoms;              /* the characters a chunk may start merging as (char_atoms.h) */
     int32_t id_offset;
     uint64_t serial;         /* this engine's number, for the thread caches */
     const uint8_t *whole_ok; /* NULL: tiktoken's rule; else Hugging Face's (merge_tables.h): which
@@ -80,16 +83,16 @@ static inline __attribute__((always_inline)) int32_t piece_rank(const Core *c, c
 /* merge.h's merge_short, with each pair's rank found as the rank of its bytes in the token
  * lookup (the table the whole chunks were just looked up in, so mostly in cache) instead
  * of in the far larger pair table: the same rule (the pair whose concatenation has the
- * lowest rank, leftmost first), so the same ids. ids[0..n) are the byte ids of p[0..n)
- * (n <= BYTES_MERGE_MAX, `avail` >= n bytes readable); returns the new length. */
+ * lowest rank, leftmost first), so the same ids. It starts from char_atoms.h's pieces (the
+ * characters that may start whole, single bytes elsewhere). The ids go to ids[0..) (room for
+ * n; n <= BYTES_MERGE_MAX, `avail` >= n bytes readable); returns their number. */
 #define BYTES_MERGE_MAX 128 /* bytes; a longer chunk is merged on merge.h's heap (starts are uint8_t) */
 
 static Py_ssize_t merge_by_bytes(const Core *c, const unsigned char *p, size_t n, size_t avail, int32_t *ids) {
     uint8_t starts[BYTES_MERGE_MAX + 1]; /* piece i is p[starts[i] .. starts[i + 1]) */
     int32_t ranks[BYTES_MERGE_MAX];  /* i -> rank of pieces i and i + 1 together */
-    size_t m = n;
-    for (size_t i = 0; i <= n; i++) starts[i] = (uint8_t)i;
-    for (size_t i = 0; i + 1 < m; i++) ranks[i] = piece_rank(c, p, i, i + 2, avail);
+    size_t m = atoms_split(&c->atoms, c->table.byte_ids, p, n, ids, starts);
+    for (size_t i = 0; i + 1 < m; i++) ranks[i] = piece_rank(c, p, starts[i], starts[i + 2], avail);
     while (m > 1) {
         int32_t lowest = ranks[0]; /* the lowest rank, then its leftmost pair: two simple loops */
         for (size_t k = 1; k + 1 < m; k++) lowest = ranks[k] < lowest ? ranks[k] : lowest;
@@ -157,11 +160,13 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
         if (len >= INT32_MAX) return ENC_TOO_LONG;
         scratch->n = 0;
         if (ids_reserve(scratch, len) < 0) return ENC_NO_MEMORY;
-        for (size_t k = 0; k < len; k++) scratch->v[k] = c->table.byte_ids[chunk[k]];
-        size_t avail = n - (size_t)(chunk - s);
-        Py_ssize_t merged = len <= BYTES_MERGE_MAX && !c->whole_ok
-                                ? merge_by_bytes(c, chunk, len, avail, scratch->v)
-                                : merge_ids(&c->table, scratch->v, (Py_ssize_t)len);
+        Py_ssize_t merged;
+        if (len <= BYTES_MERGE_MAX && !c->whole_ok) {
+            merged = merge_by_bytes(c, chunk, len, n - (size_t)(chunk - s), scratch->v);
+        } else {
+            for (size_t k = 0; k < len; k++) scratch->v[k] = c->table.byte_ids[chunk[k]];
+            merged = merge_ids(&c->table, scratch->v, (Py_ssize_t)len);
+        }
         if (merged < 0 || cache_put(cache, chunk, len, h, scratch->v, (size_t)merged) < 0 ||
             emit(c, out, count, scratch->v, (size_t)merged) < 0)
             return ENC_NO_MEMORY;
