@@ -53,7 +53,7 @@ static void Engine_dealloc(Engine *self) {
     free(self->core.table.slots);
     free(self->core.short_tokens.slots);
     free(self->core.short_tokens.pairs);
-    free(self->core.long_filter.bits);
+    free(self->core.long_filter.words);
     atoms_free(&self->core.atoms);
     lookup_free(&self->core.lookup);
     free((void *)self->core.whole_ok);

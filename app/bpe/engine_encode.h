@@ -115,7 +115,7 @@ static Py_ssize_t merge_by_bytes(const Core *c, const unsigned char *p, size_t n
 
 static inline void prefetch_lookup(const Core *c, size_t len, Key k) {
     __builtin_prefetch(&c->lookup.slots[k.hash >> (64 - c->lookup.bits)]);
-    if (len > SHORT_TOKEN) __builtin_prefetch(&c->long_filter.bits[(k.hash >> c->long_filter.shift) >> 6]);
+    if (len > SHORT_TOKEN) __builtin_prefetch(&c->long_filter.words[k.hash >> c->long_filter.shift]);
 }
 
 /* The ids of s[0..n) appended to `out` (or, when `out` is NULL, their number added to

@@ -185,17 +185,20 @@ static int short_init(ShortLookup *t, const Lookup *l, size_t n) {
 }
 
 /* ---- a filter of the longer tokens ----
- * One bit per (top bits of a) Key.hash of every token longer than SHORT_TOKEN bytes, 8x as
+ * Two bits in one 64-bit word per Key.hash of every token longer than SHORT_TOKEN bytes, 8x as
  * many bits as such tokens (~128-256 KB): a clear bit says "no token" without touching the
  * lookup's far larger slots, which is what most pair lookups of a merge find. */
 typedef struct {
-    uint64_t *bits;
-    int shift; /* hash >> shift is the bit's index */
+    uint64_t *words;
+    int shift; /* hash >> shift is the word's index */
 } LongFilter;
 
+/* A token sets two bits, picked by the hash's low twelve bits, in one word picked by its top bits. */
+static inline uint64_t filter_mask(uint64_t hash) { return (uint64_t)1 << (hash & 63) | (uint64_t)1 << (hash >> 6 & 63); }
+
 static inline int filter_may_hold(const LongFilter *f, uint64_t hash) {
-    uint64_t i = hash >> f->shift;
-    return (int)(f->bits[i >> 6] >> (i & 63)) & 1;
+    uint64_t mask = filter_mask(hash);
+    return (f->words[hash >> f->shift] & mask) == mask;
 }
 
 /* Fills f from l's tokens (n of them); -1 when out of memory (no Python error set). */
@@ -204,13 +207,13 @@ static int filter_init(LongFilter *f, const Lookup *l, size_t n) {
     for (size_t r = 0; r < n; r++) count += l->starts[r + 1] - l->starts[r] > SHORT_TOKEN;
     int bits = 12;
     while (((size_t)1 << bits) < 8 * count) bits++;
-    if (!(f->bits = calloc(((size_t)1 << bits) / 64, sizeof *f->bits))) return -1;
-    f->shift = 64 - bits;
+    if (!(f->words = calloc(((size_t)1 << bits) / 64, sizeof *f->words))) return -1;
+    f->shift = 64 - (bits - 6);
     for (size_t r = 0; r < n; r++) {
         size_t len = l->starts[r + 1] - l->starts[r];
         if (len <= SHORT_TOKEN) continue;
-        uint64_t i = key_of(l->flat + l->starts[r], len, len).hash >> f->shift;
-        f->bits[i >> 6] |= (uint64_t)1 << (i & 63);
+        uint64_t hash = key_of(l->flat + l->starts[r], len, len).hash;
+        f->words[hash >> f->shift] |= filter_mask(hash);
     }
     return 0;
 }
