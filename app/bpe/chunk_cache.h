@@ -7,10 +7,12 @@
  * its serial number, never reused); an engine that finds none of them its own takes the
  * least recently used and empties it.
  *
- * Bounded: chunks of up to CACHE_CHUNK_BYTES only, at most CACHE_ENTRIES of them, with
- * CACHE_ARENA_BYTES and CACHE_ARENA_IDS per entry on average; when full the cache is
- * emptied and fills again. At most ~0.8 MB a cache, ~3.2 MB a thread. A cache starts small
- * (a short text pays for little) and doubles. Pure C; callable without the GIL. Included by
+ * Bounded: chunks of up to CACHE_CHUNK_BYTES only; a cache is two generations of at most
+ * GEN_ENTRIES chunks each, with CACHE_ARENA_BYTES and CACHE_ARENA_IDS per entry on average.
+ * When the young one is full the old one is emptied and the two change places; a chunk
+ * found in the old one moves to the young one, so the chunks a text keeps using are never
+ * dropped. At most ~1.6 MB a cache, ~6.4 MB a thread. A generation starts small (a short
+ * text pays for little) and doubles. Pure C; callable without the GIL. Included by
  * _engine.c only.
  *
  * Left out: sharing between threads.
@@ -24,7 +26,7 @@
 #include <string.h>
 
 #define CACHE_CHUNK_BYTES 64
-#define CACHE_ENTRIES 8192 /* the slots are twice as many */
+#define GEN_ENTRIES 8192 /* a generation's; the slots are twice as many */
 #define CACHE_ARENA_BYTES 32
 #define CACHE_ARENA_IDS 8
 #define THREAD_CACHES 4
@@ -43,9 +45,9 @@ typedef struct {
     unsigned char *bytes; /* room for cap * CACHE_ARENA_BYTES */
     int32_t *ids;         /* room for cap * CACHE_ARENA_IDS */
     uint32_t bytes_n, ids_n, cap;
-} ChunkCache;
+} CacheGen;
 
-static void cache_free(ChunkCache *c) {
+static void gen_free(CacheGen *c) {
     free(c->slots);
     free(c->entries);
     free(c->bytes);
@@ -53,13 +55,13 @@ static void cache_free(ChunkCache *c) {
     memset(c, 0, sizeof *c);
 }
 
-static void cache_clear(ChunkCache *c) {
+static void gen_clear(CacheGen *c) {
     if (c->slots) memset(c->slots, 0, sizeof *c->slots << c->bits);
     c->n = c->bytes_n = c->ids_n = 0;
 }
 
 /* The ids cached for chunk p[0..len) of hash h (its number in *n_ids), or NULL. */
-static inline const int32_t *cache_get(const ChunkCache *c, const unsigned char *p, size_t len, uint64_t h,
+static inline const int32_t *gen_get(const CacheGen *c, const unsigned char *p, size_t len, uint64_t h,
                                        size_t *n_ids) {
     if (!c->slots) return NULL;
     uint64_t mask = ((uint64_t)1 << c->bits) - 1;
@@ -75,7 +77,7 @@ static inline const int32_t *cache_get(const ChunkCache *c, const unsigned char 
 }
 
 /* Room for `cap` entries (slots rebuilt); -1 when out of memory (the cache is then empty). */
-static int cache_grow(ChunkCache *c, uint32_t cap) {
+static int gen_grow(CacheGen *c, uint32_t cap) {
     int bits = 1;
     while (((uint32_t)1 << bits) < 2 * cap) bits++;
     uint32_t *slots = calloc((size_t)1 << bits, sizeof *slots);
@@ -86,7 +88,7 @@ static int cache_grow(ChunkCache *c, uint32_t cap) {
     int32_t *ids = bytes ? realloc(c->ids, sizeof *ids * cap * CACHE_ARENA_IDS) : NULL;
     if (!slots || !ids) {
         free(slots);
-        cache_free(c);
+        gen_free(c);
         return -1;
     }
     c->ids = ids;
@@ -103,16 +105,14 @@ static int cache_grow(ChunkCache *c, uint32_t cap) {
     return 0;
 }
 
-/* Keeps ids[0..n_ids) for chunk p[0..len) of hash h (not in the cache yet); a chunk too long
- * is not kept. -1 when out of memory. */
-static int cache_put(ChunkCache *c, const unsigned char *p, size_t len, uint64_t h, const int32_t *ids,
-                     size_t n_ids) {
-    if (len > CACHE_CHUNK_BYTES || n_ids > len) return 0;
+/* Keeps ids[0..n_ids) for chunk p[0..len) of hash h (not in c yet): 0, or 1 when c is full
+ * (nothing kept), or -1 when out of memory. */
+static int gen_put(CacheGen *c, const unsigned char *p, size_t len, uint64_t h, const int32_t *ids, size_t n_ids) {
     int full = c->bytes_n + len > (size_t)c->cap * CACHE_ARENA_BYTES ||
                c->ids_n + n_ids > (size_t)c->cap * CACHE_ARENA_IDS;
     if (c->n == c->cap || full) {
-        if (c->cap == CACHE_ENTRIES || (full && c->n < c->cap)) cache_clear(c); /* start again */
-        if (c->n == c->cap && cache_grow(c, c->cap ? 2 * c->cap : 64) < 0) return -1;
+        if (c->cap == GEN_ENTRIES || (full && c->n < c->cap)) return 1;
+        if (gen_grow(c, c->cap ? 2 * c->cap : 64) < 0) return -1;
     }
     CacheEntry *e = &c->entries[c->n];
     e->hash = h;
@@ -128,6 +128,52 @@ static int cache_put(ChunkCache *c, const unsigned char *p, size_t len, uint64_t
     while (c->slots[i]) i = (i + 1) & mask;
     c->slots[i] = ++c->n;
     return 0;
+}
+
+/* ---- a cache: two generations ----
+ * New chunks go to the young one; when it is full it becomes the old one and the old one,
+ * emptied, the young. A chunk found in the old one is copied to the young one, so the chunks
+ * a text keeps using outlive any number of turns, and a turn forgets only those not seen for
+ * one or two generations. */
+typedef struct {
+    CacheGen gen[2];
+    int young; /* gen[young] takes new chunks */
+} ChunkCache;
+
+static void cache_free(ChunkCache *c) {
+    gen_free(&c->gen[0]);
+    gen_free(&c->gen[1]);
+    c->young = 0;
+}
+
+static void cache_clear(ChunkCache *c) {
+    gen_clear(&c->gen[0]);
+    gen_clear(&c->gen[1]);
+}
+
+/* Keeps ids[0..n_ids) for chunk p[0..len) of hash h (not in the cache yet); a chunk too long
+ * is not kept. -1 when out of memory. */
+static int cache_put(ChunkCache *c, const unsigned char *p, size_t len, uint64_t h, const int32_t *ids,
+                     size_t n_ids) {
+    if (len > CACHE_CHUNK_BYTES || n_ids > len) return 0;
+    int kept = gen_put(&c->gen[c->young], p, len, h, ids, n_ids);
+    if (kept != 1) return kept;
+    c->young = !c->young;
+    gen_clear(&c->gen[c->young]);
+    return gen_put(&c->gen[c->young], p, len, h, ids, n_ids) < 0 ? -1 : 0;
+}
+
+/* The ids cached for chunk p[0..len) of hash h (their number in *n_ids), or NULL. A chunk of
+ * the old generation is copied to `promoted` (room for CACHE_CHUNK_BYTES ids), returned, and
+ * kept in the young one. */
+static inline const int32_t *cache_get(ChunkCache *c, const unsigned char *p, size_t len, uint64_t h,
+                                       size_t *n_ids, int32_t *promoted) {
+    const int32_t *ids = gen_get(&c->gen[c->young], p, len, h, n_ids);
+    const CacheGen *old = &c->gen[!c->young];
+    if (ids || !old->n || !(ids = gen_get(old, p, len, h, n_ids))) return ids;
+    memcpy(promoted, ids, sizeof *ids * *n_ids);
+    (void)cache_put(c, p, len, h, promoted, *n_ids); /* out of memory: it stays old, no harm */
+    return promoted;
 }
 
 /* ---- one thread's caches ---- */

@@ -35,9 +35,20 @@ def family_of(pattern: str) -> int | None:
     return FAMILIES.get(pattern)
 
 
-# (family, id_offset, number and hash of the tokens) -> an Encoder built from them, while one lives:
-# tokenizers with the same ranks and pattern share its C engine (it is immutable and thread-safe).
-_BUILT: WeakValueDictionary[tuple[int, int, int, int], Encoder] = WeakValueDictionary()
+class _Built:
+    """One C engine and the tokens (rank order) it was built from. Every Encoder of it holds
+    it, so it stays findable in _BUILT while any of them lives (not only the first or last)."""
+
+    __slots__ = ("__weakref__", "engine", "tokens")
+
+    def __init__(self, engine: Engine, tokens: list[bytes]):
+        self.engine, self.tokens = engine, tokens
+
+
+# (family, id_offset, number and hash of the tokens) -> the engine built from them, while an
+# Encoder holds it: tokenizers with the same ranks and pattern share it (it is immutable and
+# thread-safe; o200k_base and o200k_harmony: one engine, ~30 MB).
+_BUILT: WeakValueDictionary[tuple[int, int, int, int], _Built] = WeakValueDictionary()
 
 
 def _without_surrogates(text: str) -> str:
@@ -46,29 +57,21 @@ def _without_surrogates(text: str) -> str:
 
 class Encoder:
     _core: Engine
-    _tokens: list[bytes]
+    _built: _Built
 
     def __init__(self, family: int, ranks: dict[bytes, int], name: str, id_offset: int = 0):
         tokens = sorted(ranks, key=ranks.__getitem__)
         if [ranks[token] for token in tokens] != list(range(len(tokens))):
             raise InvalidInput(f"ranks for {name!r} must be 0..n-1; these are not")
         key = (family, id_offset, len(tokens), hash(tuple(tokens)))
-        twin = _BUILT.get(key)
-        shared = twin.engine_of(tokens) if twin is not None else None
-        if shared is not None:  # o200k_base and o200k_harmony: one engine (~30 MB)
-            self._core, self._tokens = shared, tokens
-            _BUILT[key] = self  # the engine stays findable while any of its encoders lives
-            return
-        try:
-            self._core = Engine(family, tokens, id_offset)
-        except ValueError as error:
-            raise InvalidInput(f"ranks for {name!r} do not make a tiktoken vocabulary: {error}") from None
-        self._tokens = tokens
-        _BUILT[key] = self
-
-    def engine_of(self, tokens: list[bytes]) -> Engine | None:
-        """This encoder's C engine when it was built from `tokens` (rank order), else None."""
-        return self._core if self._tokens == tokens else None
+        built = _BUILT.get(key)
+        if built is None or built.tokens != tokens:
+            try:
+                built = _Built(Engine(family, tokens, id_offset), tokens)
+            except ValueError as error:
+                raise InvalidInput(f"ranks for {name!r} do not make a tiktoken vocabulary: {error}") from None
+            _BUILT[key] = built
+        self._built, self._core = built, built.engine
 
     @classmethod
     def for_pattern(cls, pattern: str, ranks: dict[bytes, int], name: str, id_offset: int = 0) -> Encoder | None:

@@ -124,6 +124,7 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
                         ChunkCache *cache) {
     /* One chunk ahead: the next chunk is cut and its lookup slot fetched while this one is
      * looked up, so the two memory waits overlap (the slots are megabytes, mostly not in cache). */
+    int32_t promoted[CACHE_CHUNK_BYTES];
     size_t end = n ? pretok_next(c->family, s, 0, n) : 0;
     Key next_key = key_of(s, end, n);
     if (n) prefetch_lookup(c, end, next_key);
@@ -152,7 +153,7 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
             continue;
         }
         size_t m;
-        const int32_t *cached = cache_get(cache, chunk, len, h, &m);
+        const int32_t *cached = cache_get(cache, chunk, len, h, &m, promoted);
         if (cached) {
             if (emit(c, out, count, cached, m) < 0) return ENC_NO_MEMORY;
             continue;

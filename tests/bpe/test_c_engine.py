@@ -9,6 +9,7 @@ tests/backends/test_engine_exact.py.
 
 from __future__ import annotations
 
+import gc
 import random
 import sys
 import threading
@@ -126,6 +127,19 @@ def test_one_engine_shared_by_threads(cl100k):
     assert expected_ids == [tiktoken_reference("cl100k_base").encode_ordinary(doc) for doc in docs]
 
 
+def test_an_engine_stays_shared_while_any_of_its_encoders_lives():
+    """The second of three encoders of one vocabulary goes: the third still finds the first's
+    engine (the table of built engines once forgot it with the encoder it last pointed to)."""
+    ranks = tiktoken_reference("gpt2")._mergeable_ranks
+    first = Encoder.for_pattern(GPT2_PATTERN, ranks, "first")
+    second = Encoder.for_pattern(GPT2_PATTERN, ranks, "second")
+    assert first is not None and second is not None and second._core is first._core
+    del second
+    gc.collect()
+    third = Encoder.for_pattern(GPT2_PATTERN, ranks, "third")
+    assert third is not None and third._core is first._core
+
+
 def test_each_engine_has_its_own_chunk_cache_in_a_thread():
     """The per-thread chunk caches are per engine: six engines taking turns (more than a
     thread keeps caches for) on the same words, none of them one token, each give their own ids."""
@@ -143,12 +157,25 @@ def test_each_engine_has_its_own_chunk_cache_in_a_thread():
 
 def test_more_distinct_chunks_than_a_chunk_cache_holds(cl100k):
     letters = "bcdfghjklmnpqrstvwxz"
-    words = [f" {a}{b}{c}{d}q" for a in letters for b in letters for c in letters for d in "xz"]
-    assert len(words) > 8192  # CACHE_ENTRIES
+    words = [f" {a}{b}{c}{d}q" for a in letters for b in letters for c in letters for d in "xzk"]
+    assert len(words) > 2 * 8192  # two generations of GEN_ENTRIES
     text = "".join(words)
     expected = tiktoken_reference("cl100k_base").encode_ordinary(text)
     assert cl100k.encode(text) == expected and cl100k.encode(text) == expected
     assert cl100k.count_batch(words) == [len(tiktoken_reference("cl100k_base").encode_ordinary(w)) for w in words]
+
+
+def test_chunks_a_text_keeps_using_survive_the_cache_turning_over(cl100k):
+    """Recurring words between ever new ones: the recurring ones move from the old generation
+    to the young one as the generations turn (chunk_cache.h), and every id stays tiktoken's."""
+    letters = "bcdfghjklmnpqrstvwxz"
+    fresh = [f" {a}{b}{c}{d}q" for a in letters for b in letters for c in letters for d in "xzk"]
+    recurring = [f" zq{a}{b}xv" for a in "aeiou" for b in "aeiou"]
+    words = [w for k, new in enumerate(fresh[:40_000]) for w in (new, recurring[k % len(recurring)])]
+    text = "".join(words)
+    reference = tiktoken_reference("cl100k_base")
+    assert cl100k.encode(text) == reference.encode_ordinary(text)
+    assert cl100k.count_batch(words[:5000]) == [len(reference.encode_ordinary(w)) for w in words[:5000]]
 
 
 def _other_thread_ran_during(calls, seconds: float = 1.0) -> bool:
