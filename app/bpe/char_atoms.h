@@ -22,6 +22,9 @@
  *   - a token longer than the part of s it holds, which ends in s's first two bytes or all
  *     of s, or starts in its last two or all of it. These do not depend on x or y and are
  *     folded into two flags per atom at build time.
+ * Atoms are taken left to right, so when the piece before s is a whole character c, a T that
+ * starts before s holds all of c: no token in which c ends one to three bytes before the
+ * token does (`after`) ranking at or below I(s) is then enough for that side, whatever x is.
  * tests/bpe/test_char_atoms.py checks the ids against tiktoken's on every character pair.
  *
  * Left out: four-byte characters (rare in text; their bytes merge as before) and Hugging
@@ -49,6 +52,7 @@ typedef struct {
     AtomInfo *chars;        /* by code point (0x80 .. 0xFFFF): two- and three-byte characters */
     AtomInfo *heads;        /* by (b1 & 15) << 6 | (b2 & 63): the first two bytes of a three-byte character */
     int32_t *end2, *start2; /* by b1 | b2 << 8: the lowest rank of a token of >= 2 bytes ending / starting with b1 b2 */
+    int32_t *after;         /* by code point: the lowest rank of a token in which the character ends 1-3 bytes early */
 } Atoms;
 
 static void atoms_free(Atoms *a) {
@@ -56,6 +60,7 @@ static void atoms_free(Atoms *a) {
     free(a->heads);
     free(a->end2);
     free(a->start2);
+    free(a->after);
 }
 
 static inline uint32_t atom_cp3(const unsigned char *b) {
@@ -83,14 +88,22 @@ static int atoms_init(Atoms *a, const Lookup *l, size_t n) {
     a->start2 = malloc(sizeof(int32_t) << 16);
     a->chars = malloc(sizeof(AtomInfo) << 16);
     a->heads = malloc(sizeof(AtomInfo) << 10);
+    a->after = malloc(sizeof(int32_t) << 16);
     int status = -1;
-    if (!long_end || !long_start || !char_end || !char_start || !a->end2 || !a->start2 || !a->chars || !a->heads)
+    if (!long_end || !long_start || !char_end || !char_start || !a->end2 || !a->start2 || !a->chars || !a->heads ||
+        !a->after)
         goto done;
     for (size_t k = 0; k < 65536; k++)
-        long_end[k] = long_start[k] = char_end[k] = char_start[k] = a->end2[k] = a->start2[k] = ATOM_NONE;
+        long_end[k] = long_start[k] = char_end[k] = char_start[k] = a->end2[k] = a->start2[k] = a->after[k] = ATOM_NONE;
     for (size_t r = 0; r < n; r++) {
         const unsigned char *t = l->flat + l->starts[r];
         size_t len = l->starts[r + 1] - l->starts[r];
+        for (size_t k = 1; k <= 3; k++) { /* a character ending k bytes before the token's end */
+            if (len >= k + 3 && is_char3(t + len - k - 3)) LOWER(a->after[atom_cp3(t + len - k - 3)], (int32_t)r);
+            if (len < k + 2) continue;
+            const unsigned char *c2 = t + len - k - 2;
+            if (c2[0] >= 0xC2 && c2[0] < 0xE0 && (c2[1] & 0xC0) == 0x80) LOWER(a->after[(c2[0] & 31) << 6 | (c2[1] & 63)], (int32_t)r);
+        }
         if (len < 2) continue;
         unsigned last2 = t[len - 2] | t[len - 1] << 8, first2 = t[0] | t[1] << 8;
         LOWER(a->end2[last2], (int32_t)r);
@@ -140,11 +153,15 @@ done:
     return status;
 }
 
-/* Whether atom `info`, p[i .. i + k) of the chunk p[0..n), may start as one piece. */
-static inline int atom_fits(const Atoms *a, AtomInfo info, const unsigned char *p, size_t i, size_t k, size_t n) {
+/* Whether atom `info`, p[i .. i + k) of the chunk p[0..n), may start as one piece; `prev` is
+ * the code point of the piece before it when that is a whole character, else -1. */
+static inline int atom_fits(const Atoms *a, AtomInfo info, const unsigned char *p, size_t i, size_t k, size_t n,
+                            int32_t prev) {
     uint32_t highest = info.bound & ATOM_RANK_BITS;
     if (info.rank < 0) return 0;
-    if (i > 0 && (!(info.bound & ATOM_LEFT_OK) || (uint32_t)a->end2[p[i - 1] | p[i] << 8] <= highest)) return 0;
+    if (i > 0 && (!(info.bound & ATOM_LEFT_OK) || (uint32_t)a->end2[p[i - 1] | p[i] << 8] <= highest) &&
+        (prev < 0 || (uint32_t)a->after[prev] <= highest))
+        return 0;
     return i + k == n ||
            ((info.bound & ATOM_RIGHT_OK) && (uint32_t)a->start2[p[i + k - 1] | p[i + k] << 8] > highest);
 }
@@ -154,30 +171,39 @@ static inline int atom_fits(const Atoms *a, AtomInfo info, const unsigned char *
 static size_t atoms_split(const Atoms *a, const int32_t *byte_ids, const unsigned char *p, size_t n, int32_t *ids,
                           uint8_t *starts) {
     size_t m = 0;
+    int32_t prev = -1; /* the code point of the piece before, when it is a whole character */
     for (size_t i = 0; i < n;) {
         unsigned b = p[i];
         starts[m] = (uint8_t)i;
         if (b >= 0xC2 && b < 0xF0 && i + 1 < n && (p[i + 1] & 0xC0) == 0x80) {
             if (b < 0xE0) {
-                AtomInfo info = a->chars[(b & 31) << 6 | (p[i + 1] & 63)];
-                if (atom_fits(a, info, p, i, 2, n)) {
-                    ids[m++] = info.rank;
+                int32_t cp = (int32_t)((b & 31) << 6 | (p[i + 1] & 63));
+                if (atom_fits(a, a->chars[cp], p, i, 2, n, prev)) {
+                    ids[m++] = a->chars[cp].rank;
                     i += 2;
+                    prev = cp;
                     continue;
                 }
             } else if (i + 2 < n && (p[i + 2] & 0xC0) == 0x80) {
-                AtomInfo info = a->chars[atom_cp3(p + i)];
-                size_t k = 3;
-                if (!atom_fits(a, info, p, i, 3, n)) info = a->heads[(b & 15) << 6 | (p[i + 1] & 63)], k = 2;
-                if (k == 3 || atom_fits(a, info, p, i, 2, n)) {
-                    ids[m++] = info.rank;
-                    i += k;
+                int32_t cp = (int32_t)atom_cp3(p + i);
+                if (atom_fits(a, a->chars[cp], p, i, 3, n, prev)) {
+                    ids[m++] = a->chars[cp].rank;
+                    i += 3;
+                    prev = cp;
+                    continue;
+                }
+                AtomInfo head = a->heads[(b & 15) << 6 | (p[i + 1] & 63)];
+                if (atom_fits(a, head, p, i, 2, n, prev)) {
+                    ids[m++] = head.rank;
+                    i += 2;
+                    prev = -1;
                     continue;
                 }
             }
         }
         ids[m++] = byte_ids[b];
         i++;
+        prev = -1;
     }
     starts[m] = (uint8_t)n;
     return m;
