@@ -44,7 +44,7 @@ static void set_error(int status) {
 typedef struct {
     PyObject_HEAD
     Core core;            /* never changed after Engine() returns */
-    PyObject **id_ints;   /* rank -> its id as a Python int, shared by every result */
+    PyObject **id_ints;   /* rank -> its id as a Python int (NULL until first needed, id_list) */
     Py_ssize_t n_ids;
     StopStrings stops;    /* for `stopped`; empty when none were given */
 } Engine;
@@ -105,21 +105,26 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         PyErr_NoMemory();
         goto fail;
     }
-    for (Py_ssize_t i = 0; i < n_tokens; i++)
-        if (!(self->id_ints[i] = PyLong_FromSsize_t(i + id_offset))) goto fail;
     return (PyObject *)self;
 fail:
     Py_DECREF(self); /* its dealloc frees what was built */
     return NULL;
 }
 
-/* A list of the ids v[0..n) (each rank + id_offset), from the cached ints. */
-static PyObject *id_list(const Engine *self, const int32_t *v, size_t n) {
+/* A list of the ids v[0..n) (each rank + id_offset), from the cached ints. An id's int is
+ * made the first time a result holds it: the ints a text uses then sit side by side, in the
+ * order they first came, where ints made for every rank up front (200,000 for o200k_base, 6 MB)
+ * put each frequent one alone in a cache line; the build saves making them, ~4 ms. */
+static PyObject *id_list(Engine *self, const int32_t *v, size_t n) {
     PyObject *list = PyList_New((Py_ssize_t)n);
     if (!list) return NULL;
     int32_t offset = self->core.id_offset;
     for (size_t i = 0; i < n; i++) {
-        PyObject *id = self->id_ints[v[i] - offset];
+        PyObject **slot = &self->id_ints[v[i] - offset], *id = *slot;
+        if (!id && !(id = *slot = PyLong_FromSsize_t(v[i]))) {
+            Py_DECREF(list); /* its unset items are NULL */
+            return NULL;
+        }
         Py_INCREF(id);
         PyList_SET_ITEM(list, (Py_ssize_t)i, id);
     }
