@@ -26,19 +26,18 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from functools import partial
 from itertools import groupby
 
 import regex
 import tiktoken
 
-from app.backends.tiktoken_backend import split_failures_as_422
+from app.backends.tiktoken_backend import LazyEncoding, split_failures_as_422
 from app.bpe import split
 from app.bpe.engine import Encoder
 from app.errors import TokenizerFileError
 from app.tokenizers import chunks
 from app.tokenizers.base import Tokenizer
-
-_SLICE = 16_384  # ids per decode_tokens_bytes call (see tiktoken_backend)
 
 # Tekkenizer.DEPRECATED_SPECIAL_TOKENS: ids 0-19 of a file that lists no special tokens
 # (mistral-common 1.13.1, mistral_common/tokens/tokenizers/tekken.py and base.py's SpecialTokens).
@@ -83,10 +82,14 @@ class TekkenTokenizer(Tokenizer):
         self._special_names = [token.encode("utf-8") for token in specials]
         self._special_tokens = {token: token_id for token_id, token in enumerate(specials)}
         self._special_ids = frozenset(range(self._offset))
-        self._encoding = tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+        self._pieces = sorted(ranks, key=ranks.__getitem__)  # rank -> its bytes
         self._pattern = regex.compile(pattern)
         self.pattern = pattern  # the split regex, as the file gives it
         self._engine = Encoder.for_pattern(pattern, ranks, name, id_offset=self._offset)
+        # built at once only when some texts go to tiktoken (see tiktoken_backend)
+        self._encoding = LazyEncoding(partial(_tiktoken_encoding, name, pattern, self._pieces))
+        if self._engine is None or self._engine.plain_methods() is None:
+            self._encoding.get()
 
     def __reduce__(self):
         """Pickled as what the file gave (the C engine does not pickle), rebuilt from it."""
@@ -105,8 +108,8 @@ class TekkenTokenizer(Tokenizer):
 
     def regular_tokens(self) -> dict[bytes, int]:
         """Each regular token's bytes -> its id (after the special ids)."""
-        single, offset = self._encoding.decode_single_token_bytes, self._offset
-        return {single(rank): offset + rank for rank in range(self._encoding.n_vocab)}
+        offset = self._offset
+        return {piece: offset + rank for rank, piece in enumerate(self._pieces)}
 
     @property
     def vocab_size(self) -> int:
@@ -132,7 +135,7 @@ class TekkenTokenizer(Tokenizer):
         if engine is not None:
             return engine.encode(text)
         with split_failures_as_422(self.name):
-            ranks = self._encoding.encode_ordinary(text)
+            ranks = self._encoding.get().encode_ordinary(text)
         offset = self._offset
         return [rank + offset for rank in ranks]
 
@@ -151,28 +154,29 @@ class TekkenTokenizer(Tokenizer):
         return chunks.of_pattern(self._pattern, text, split.deadline(text), self.name)
 
     def id_to_bytes(self, token_id: int) -> bytes:
-        if token_id < self._offset:
+        if 0 <= token_id < self._offset:
             return self._special_names[token_id]
-        return self._encoding.decode_single_token_bytes(token_id - self._offset)
+        if self._offset <= token_id < self._offset + len(self._pieces):
+            return self._pieces[token_id - self._offset]
+        raise KeyError(token_id)
 
     def token_bytes(self, ids: list[int]) -> list[bytes]:
-        offset = self._offset
-        pieces: list[bytes] = []
-        for start in range(0, len(ids), _SLICE):  # in slices: tiktoken holds the GIL per call
-            chunk = ids[start : start + _SLICE]
-            if chunk and min(chunk) >= offset:
-                pieces += self._encoding.decode_tokens_bytes([i - offset for i in chunk])
-            else:
-                pieces += [self.id_to_bytes(i) for i in chunk]
-        return pieces
+        return [self.id_to_bytes(i) for i in ids]
 
     def decode(self, ids: list[int]) -> str:
+        """The text of the regular ids: each run between special ids decoded on its own, invalid
+        UTF-8 replaced (what tiktoken's decode of each run gave)."""
         offset = self._offset
         return "".join(
-            self._encoding.decode([i - offset for i in run])
+            b"".join(self.id_to_bytes(i) for i in run).decode("utf-8", errors="replace")
             for special, run in groupby(ids, lambda i: i < offset)
             if not special
         )
+
+
+def _tiktoken_encoding(name: str, pattern: str, pieces: list[bytes]) -> tiktoken.Encoding:
+    ranks = {piece: rank for rank, piece in enumerate(pieces)}
+    return tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
 
 
 def _parse_tekken(data: bytes, source: str) -> tuple[str, dict[bytes, int], list[str], int]:

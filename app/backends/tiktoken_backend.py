@@ -8,14 +8,19 @@ or `allowed_special="all"` when special tokens are allowed. When the split patte
 family in the C engine (`app.bpe.engine`), `encode`, `count` and `count_batch` go through
 it instead, several times faster and with the GIL released, with the same ids
 (tests/backends/test_engine_exact.py): special tokens, when allowed, are cut out of the
-text first and the plain parts encoded. tiktoken stays for decoding and for the texts the
-engine does not take.
+text first and the plain parts encoded. Token bytes and decoding come from our own list of
+the tokens. tiktoken's Encoding (~40 MB and ~0.1 s for o200k_base) is built at once only
+when texts need it (a pattern of no engine family: a user's file), else only if asked for
+(`encoding`, see LazyEncoding); a special id with several names (o200k_harmony's 200018)
+is decoded as tiktoken does, by an Encoding of the special tokens alone.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from contextlib import contextmanager
+from functools import partial
 
 import regex
 import tiktoken
@@ -46,7 +51,37 @@ def split_failures_as_422(name: str):
         ) from None
 
 
-_SLICE = 16_384  # ids per decode_tokens_bytes call
+def tiktoken_encoding(spec: OpenAIEncoding, pieces: list[bytes], specials: dict[str, int]) -> tiktoken.Encoding:
+    """tiktoken's Encoding of the tokens `pieces` (in rank order) with `spec`'s pattern."""
+    ranks = {piece: rank for rank, piece in enumerate(pieces)}
+    n_vocab = spec.explicit_n_vocab if len(pieces) + len(specials) == spec.explicit_n_vocab else None
+    return tiktoken.Encoding(
+        spec.name, pat_str=spec.pattern, mergeable_ranks=ranks, special_tokens=specials, explicit_n_vocab=n_vocab
+    )
+
+
+_BYTES = [bytes([b]) for b in range(256)]  # the pieces of an Encoding built for its special tokens alone
+
+
+class LazyEncoding:
+    """A tiktoken Encoding built the first time `get` is called (once, whichever thread asks)."""
+
+    def __init__(self, build: Callable[[], tiktoken.Encoding]):
+        self._build: Callable[[], tiktoken.Encoding] | None = build
+        self._built: tiktoken.Encoding | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def built(self) -> bool:
+        return self._built is not None
+
+    def get(self) -> tiktoken.Encoding:
+        if self._built is None:
+            with self._lock:
+                if self._built is None and self._build is not None:
+                    self._built, self._build = self._build(), None
+        assert self._built is not None
+        return self._built
 
 
 class TiktokenTokenizer(Tokenizer):
@@ -60,22 +95,24 @@ class TiktokenTokenizer(Tokenizer):
         self._regular_count = len(ranks)
         if max(ranks.values()) != len(ranks) - 1:
             raise ValueError(f"{spec.file}: ranks are not 0..{len(ranks) - 1}")
-        self._encoding = tiktoken.Encoding(
-            spec.name,
-            pat_str=spec.pattern,
-            mergeable_ranks=ranks,
-            special_tokens=self._special_tokens,
-            explicit_n_vocab=spec.explicit_n_vocab,
-        )
+        # id -> bytes of the regular tokens: a list lookup per id costs a tenth of tiktoken's
+        # decode_single_token_bytes, which copies the bytes anew each time
+        self._pieces: list[bytes] = sorted(ranks, key=ranks.__getitem__)
+        self._vocab_size = max(len(ranks), max(self._special_tokens.values(), default=0) + 1)
+        if spec.explicit_n_vocab is not None and spec.explicit_n_vocab != self._vocab_size:
+            raise ValueError(f"{spec.file}: {self._vocab_size} ids, not {spec.explicit_n_vocab}")
         self._engine = Encoder.for_pattern(spec.pattern, ranks, spec.name)
         # The C engine's own methods when it takes every text: a plain encode or count is then
         # one C call (a 1 KB text costs a few microseconds; Python layers would double it).
         plain = self._engine.plain_methods() if self._engine is not None else None
         self._plain_encode: Callable[[str], list[int]] | None = plain[0] if plain else None
         self._plain_count: Callable[[str], int] | None = plain[1] if plain else None
-        # id -> bytes of the regular tokens: a list lookup per id costs a tenth of tiktoken's
-        # decode_single_token_bytes, which copies the bytes anew each time
-        self._pieces: list[bytes] = sorted(ranks, key=ranks.__getitem__)
+        # built from the list, not `ranks` (which it would keep alive) nor `self` (a cycle); at
+        # once when some texts go to tiktoken, so that the registry's memory budget counts it
+        self._encoding = LazyEncoding(partial(tiktoken_encoding, spec, self._pieces, self._special_tokens))
+        if plain is None:
+            self._encoding.get()
+        self._specials_only = LazyEncoding(partial(tiktoken_encoding, spec, _BYTES, self._special_tokens))
         # The first two characters of each special token ("<|" for OpenAI's): a text without
         # any of them holds no special token, a check that stays cheap with o200k_harmony's 1,090.
         self._special_starts = frozenset(token[:2] for token in self._special_tokens)
@@ -85,6 +122,8 @@ class TiktokenTokenizer(Tokenizer):
         for token, token_id in self._special_tokens.items():
             names.setdefault(token_id, []).append(token.encode("utf-8"))
         self._special_names = {token_id: found for token_id, found in names.items() if len(found) > 1}
+        # id -> bytes of the special ids with one name (tiktoken's choice among several is its own)
+        self._special_bytes = {token_id: found[0] for token_id, found in names.items() if len(found) == 1}
         self._pattern = regex.compile(spec.pattern)
         self._specials_pattern = chunks.specials_pattern(self._special_tokens)
 
@@ -105,11 +144,11 @@ class TiktokenTokenizer(Tokenizer):
 
     @property
     def encoding(self) -> tiktoken.Encoding:
-        return self._encoding
+        return self._encoding.get()
 
     @property
     def vocab_size(self) -> int:
-        return self._encoding.n_vocab
+        return self._vocab_size
 
     @property
     def special_tokens(self) -> dict[str, int]:
@@ -154,8 +193,8 @@ class TiktokenTokenizer(Tokenizer):
             return ids
         with split_failures_as_422(self.name):
             if allow_special:
-                return self._encoding.encode(text, allowed_special="all", disallowed_special=())
-            return self._encoding.encode(text, allowed_special=set(), disallowed_special=())
+                return self.encoding.encode(text, allowed_special="all", disallowed_special=())
+            return self.encoding.encode(text, allowed_special=set(), disallowed_special=())
 
     def count(self, text: str, allow_special: bool = False) -> int:
         if self._plain_count is not None and not allow_special:
@@ -177,7 +216,14 @@ class TiktokenTokenizer(Tokenizer):
         return [self.count(text, allow_special) for text in texts]
 
     def id_to_bytes(self, token_id: int) -> bytes:
-        return self._encoding.decode_single_token_bytes(token_id)
+        if 0 <= token_id < self._regular_count:
+            return self._pieces[token_id]
+        found = self._special_bytes.get(token_id)
+        if found is not None:
+            return found
+        if token_id in self._special_names:  # several names: tiktoken's choice
+            return self._specials_only.get().decode_single_token_bytes(token_id)
+        raise KeyError(str(token_id))  # as tiktoken's decode_single_token_bytes
 
     def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
         specials, until = self._specials_pattern if allow_special else None, split.deadline(text)
@@ -190,16 +236,9 @@ class TiktokenTokenizer(Tokenizer):
         try:
             if min(ids, default=0) >= 0:
                 return [pieces[i] for i in ids]  # ~25 ns an id: a million hold the GIL ~25 ms
-        except IndexError:  # a special id: tiktoken knows them
+        except IndexError:  # a special id
             pass
-        # In slices: tiktoken holds the GIL for the whole call (~0.2 s per million ids),
-        # which would stall the server's event loop thread.
-        if len(ids) <= _SLICE:
-            return self._encoding.decode_tokens_bytes(ids)
-        pieces = []
-        for start in range(0, len(ids), _SLICE):
-            pieces += self._encoding.decode_tokens_bytes(ids[start : start + _SLICE])
-        return pieces
+        return [self.id_to_bytes(i) for i in ids]
 
     def encode_with_pieces(self, text: str, allow_special: bool = False) -> tuple[list[int], list[bytes]]:
         ids, pieces = super().encode_with_pieces(text, allow_special)
@@ -213,7 +252,7 @@ class TiktokenTokenizer(Tokenizer):
         return ids, pieces
 
     def decode(self, ids: list[int]) -> str:
-        return self._encoding.decode(ids)
+        return b"".join(self.token_bytes(ids)).decode("utf-8", errors="replace")  # as tiktoken's decode
 
 
 def _rebuild(cls: type[TiktokenTokenizer], spec: OpenAIEncoding, pieces: list[bytes]) -> TiktokenTokenizer:
