@@ -72,7 +72,9 @@ def test_an_unknown_id_is_refused_without_tiktoken(name):
 
 
 def test_a_pattern_of_no_engine_family_builds_tiktoken_at_once():
-    spec = OpenAIEncoding(name="mine", file="mine", pattern=r" ?\p{L}+| ?\p{N}+|\s+|.", description="", special_tokens={})
+    spec = OpenAIEncoding(
+        name="mine", file="mine", pattern=r" ?\p{L}+| ?\p{N}+|\s+|.", description="", special_tokens={}
+    )
     tokenizer = TiktokenTokenizer(spec, tiktoken_reference("gpt2")._mergeable_ranks)
     assert tokenizer._engine is None and tokenizer._encoding.built
 

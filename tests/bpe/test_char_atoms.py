@@ -8,6 +8,10 @@ cannot change the ids. Checked against tiktoken's own BPE:
 - on random vocabularies built over a small alphabet of two- and three-byte characters, where
   the tokens that cross a character's edge often rank below the character itself (the case
   where taking the character whole would be wrong), with random texts over that alphabet.
+
+Pairs of ASCII bytes start whole by the same rule: every ordered pair of printable ASCII
+characters between neighbours and random ASCII words on the real vocabularies, and random
+vocabularies over a few ASCII characters.
 """
 
 from __future__ import annotations
@@ -108,4 +112,50 @@ def test_random_vocabularies_where_characters_often_may_not_start_whole(seed):
     encoder = Encoder.for_pattern(O200K_PATTERN, ranks, f"atoms{seed}")
     assert encoder is not None
     texts = ["".join(rng.choice(ALPHABET) for _ in range(rng.randrange(1, 24))) for _ in range(3_000)]
+    assert first_difference(encoder, reference, texts) is None
+
+
+PRINTABLE = [chr(c) for c in range(0x20, 0x7F)] + ["\n", "\t"]
+
+
+def test_every_pair_of_ascii_characters(vocabulary):
+    encoder, reference = vocabulary
+    rng = random.Random(7)
+    texts = []
+    for a in PRINTABLE:
+        for b in PRINTABLE:
+            texts += [a + b + a, "x" + a + b + "y", " " + a + b + rng.choice(PRINTABLE) + rng.choice(PRINTABLE)]
+    assert first_difference(encoder, reference, texts) is None
+
+
+def test_random_ascii_words(vocabulary):
+    encoder, reference = vocabulary
+    rng = random.Random(25)
+    lower = [chr(c) for c in range(ord("a"), ord("z") + 1)]
+    texts = []
+    for _ in range(20_000):
+        pool = lower if rng.random() < 0.7 else PRINTABLE
+        word = "".join(rng.choice(pool) for _ in range(rng.randrange(2, 16)))
+        texts.append(rng.choice(["", " ", "  ", "\n", "(", "é"]) + word + rng.choice(["", "'s", ".", " ", "ж"]))
+    assert first_difference(encoder, reference, texts) is None
+
+
+ASCII_ALPHABET = ["a", "b", "c", "x", "'", " ", "1"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_vocabularies_where_ascii_pairs_often_may_not_start_whole(seed):
+    rng = random.Random(1000 + seed)
+    found = {bytes([b]) for b in range(256)}
+    while len(found) < 256 + 150:
+        text = "".join(rng.choice(ASCII_ALPHABET) for _ in range(8)).encode()
+        start = rng.randrange(len(text) - 1)
+        found.add(text[start : start + rng.randrange(2, 6)])
+    tokens = sorted(found)
+    rng.shuffle(tokens)
+    ranks = {token: rank for rank, token in enumerate(tokens)}
+    reference = tiktoken.Encoding(f"pairs{seed}", pat_str=O200K_PATTERN, mergeable_ranks=ranks, special_tokens={})
+    encoder = Encoder.for_pattern(O200K_PATTERN, ranks, f"pairs{seed}")
+    assert encoder is not None
+    texts = ["".join(rng.choice(ASCII_ALPHABET) for _ in range(rng.randrange(1, 24))) for _ in range(3_000)]
     assert first_difference(encoder, reference, texts) is None
