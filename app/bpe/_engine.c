@@ -83,6 +83,7 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     if (!self) return NULL;
     static uint64_t engines_made = 0; /* under the GIL */
     self->core.family = (pretok_family)family;
+    self->core.split = pretok_function((pretok_family)family);
     self->core.id_offset = id_offset;
     self->core.serial = ++engines_made;
     if (lookup_init(&self->core.lookup, tokens) < 0) goto fail;

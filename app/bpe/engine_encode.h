@@ -40,6 +40,7 @@ static int ids_reserve(Ids *ids, size_t more) {
 
 typedef struct {
     pretok_family family;
+    pretok_fn split; /* pretok_function(family) */
     Table table;
     Lookup lookup;
     ShortLookup short_tokens; /* the tokens of up to SHORT_TOKEN bytes again, for merging */
@@ -125,11 +126,11 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
     /* One chunk ahead: the next chunk is cut and its lookup slot fetched while this one is
      * looked up, so the two memory waits overlap (the slots are megabytes, mostly not in cache). */
     int32_t promoted[CACHE_CHUNK_BYTES];
-    size_t end = n ? pretok_next(c->family, s, 0, n) : 0;
+    size_t end = n ? c->split(s, 0, n) : 0;
     Key next_key = key_of(s, end, n);
     if (n) prefetch_lookup(c, end, next_key);
     for (size_t i = 0; i < n;) {
-        size_t len = end - i, next_end = end < n ? pretok_next(c->family, s, end, n) : end;
+        size_t len = end - i, next_end = end < n ? c->split(s, end, n) : end;
         const unsigned char *chunk = s + i;
         Key key = next_key;
         if (next_end > end) {

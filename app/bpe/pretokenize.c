@@ -21,6 +21,7 @@
 #define pretok_next pretok_next_regex
 #define pretok_class pretok_class_regex
 #define pretok_init pretok_init_regex
+#define pretok_function pretok_function_regex
 #else
 #include "pretokenize_classes.h"
 #endif
@@ -248,6 +249,42 @@ static size_t next_o200k_like(const unsigned char *s, size_t i, size_t n, int co
 unsigned pretok_class(unsigned long cp) {
     if (cp > 0x10FFFF) return PT_OTHER;
     return pt_stage2[((size_t)pt_stage1[cp >> PT_BLOCK_BITS] << PT_BLOCK_BITS) | (cp & ((1u << PT_BLOCK_BITS) - 1))];
+}
+
+static size_t next_cl100k(const unsigned char *s, size_t i, size_t n) {
+    return next_cl100k_like(s, i, n, M_LETTER, 3, M_NOT_SLN, 1);
+}
+static size_t next_llama3(const unsigned char *s, size_t i, size_t n) {
+    return next_cl100k_like(s, i, n, M_LETTER, 3, M_NOT_SLN, 0);
+}
+static size_t next_qwen(const unsigned char *s, size_t i, size_t n) {
+    return next_cl100k_like(s, i, n, M_LETTER_MARK, 1, M_NOT_SLMN, 0);
+}
+static size_t next_o200k(const unsigned char *s, size_t i, size_t n) { return next_o200k_like(s, i, n, 1, 3); }
+static size_t next_tekken(const unsigned char *s, size_t i, size_t n) { return next_o200k_like(s, i, n, 0, 1); }
+static size_t next_byte(const unsigned char *s, size_t i, size_t n) { return (void)s, (void)n, i + 1; }
+
+pretok_fn pretok_function(pretok_family family) {
+    switch (family) {
+    case PRETOK_GPT2:
+        return next_gpt2;
+    case PRETOK_CL100K:
+        return next_cl100k;
+    case PRETOK_LLAMA3:
+        return next_llama3;
+    case PRETOK_QWEN:
+        return next_qwen;
+    case PRETOK_O200K:
+        return next_o200k;
+    case PRETOK_TEKKEN:
+        return next_tekken;
+#ifndef PRETOK_REGEX_CLASSES
+    case PRETOK_DEEPSEEK:
+        return pretok_next_deepseek;
+#endif
+    default: /* not a family: one byte, so that a caller's loop still ends */
+        return next_byte;
+    }
 }
 
 size_t pretok_next(pretok_family family, const unsigned char *s, size_t i, size_t n) {

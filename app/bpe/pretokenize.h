@@ -37,6 +37,11 @@ void pretok_init(void);
  * app/bpe/families.py maps each pattern string to its family number (FAMILIES). */
 size_t pretok_next(pretok_family family, const unsigned char *s, size_t i, size_t n);
 
+/* The function pretok_next calls for `family` (taking s, i and n as it does): the encoder's
+ * loop calls it directly, without choosing the family again for every chunk. */
+typedef size_t (*pretok_fn)(const unsigned char *s, size_t i, size_t n);
+pretok_fn pretok_function(pretok_family family);
+
 /* pretok_next for PRETOK_DEEPSEEK (pretokenize_deepseek.c, linked where pretokenize.c is), and the
  * version of the `tokenizers` library whose classes it was built with (only right for that one). */
 size_t pretok_next_deepseek(const unsigned char *s, size_t i, size_t n);
