@@ -92,6 +92,7 @@ class TiktokenTokenizer(Tokenizer):
         self.name = spec.name
         self.description = spec.description
         self._special_tokens = dict(spec.special_tokens)
+        self._special_ids = frozenset(self._special_tokens.values())  # once: has_id runs per id of a decode
         self._regular_count = len(ranks)
         if max(ranks.values()) != len(ranks) - 1:
             raise ValueError(f"{spec.file}: ranks are not 0..{len(ranks) - 1}")
@@ -154,8 +155,12 @@ class TiktokenTokenizer(Tokenizer):
     def special_tokens(self) -> dict[str, int]:
         return self._special_tokens
 
+    @property
+    def special_ids(self) -> frozenset[int]:
+        return self._special_ids
+
     def has_id(self, token_id: int) -> bool:
-        return 0 <= token_id < self._regular_count or token_id in self.special_ids
+        return 0 <= token_id < self._regular_count or token_id in self._special_ids
 
     def _parts(self, text: str, allow_special: bool) -> list[str | int]:
         """The text as plain parts (str) and, when allowed, the ids of the special tokens between them."""

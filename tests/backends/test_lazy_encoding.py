@@ -45,6 +45,7 @@ def test_engine_paths_leave_tiktoken_unbuilt(name):
 def test_vocab_size_and_special_bytes_are_tiktokens(name):
     tokenizer, reference = fresh(name), tiktoken_reference(name)
     assert tokenizer.vocab_size == reference.n_vocab
+    assert tokenizer.special_ids == frozenset(reference._special_tokens.values())
     single = [i for i in tokenizer.special_ids if i not in tokenizer._special_names]
     assert [tokenizer.id_to_bytes(i) for i in single] == [reference.decode_single_token_bytes(i) for i in single]
     assert not tokenizer._encoding.built
