@@ -13,12 +13,10 @@
  * and split(family, text) -> list[str], the chunks pretok_next cuts (for tests), and
  * FULL_UNICODE: whether the linked pretokenizer knows non-ASCII text (see full_unicode).
  *
- * How: the UTF-8 of each str (PyUnicode_AsUTF8AndSize, which raises UnicodeEncodeError on
- * a lone surrogate: the Python side replaces those as tiktoken does and calls again; see
- * engine_batch.h), then, without the GIL, engine_encode.h's encode_bytes (chunks, whole-token
- * lookup, chunk cache, merges) into a growing int32 buffer (a count just counts), and the GIL
- * taken back to build the list from cached ints. The Engine itself is never changed after it
- * is built, so any number of threads can use it at once.
+ * How: each str's UTF-8 (engine_batch.h; a lone surrogate raises UnicodeEncodeError, and the
+ * Python side replaces it as tiktoken does), then without the GIL engine_encode.h's encode_bytes
+ * into an int32 buffer (a count just counts), then with it the list, from cached ints. The
+ * Engine never changes once built, so any number of threads can use it at once.
  *
  * Left out: special tokens (the caller cuts the text around them) and decoding.
  */
@@ -37,6 +35,13 @@
 static void set_error(int status) {
     if (status == ENC_NO_MEMORY) PyErr_NoMemory();
     else PyErr_SetString(PyExc_ValueError, "a chunk of the text is longer than 2**31 bytes");
+}
+
+/* Whether `family` is one of pretokenize.h's; a ValueError set when not. */
+static int known_family(int family) {
+    if (family >= 0 && family < PRETOK_FAMILIES) return 1;
+    PyErr_Format(PyExc_ValueError, "family %d is not one of pretokenize.h's 0..%d", family, PRETOK_FAMILIES - 1);
+    return 0;
 }
 
 /* ---- the Engine type ---- */
@@ -70,10 +75,7 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iO!|iOO:Engine", keywords, &family, &PyList_Type, &tokens,
                                      &id_offset, &merges, &stops))
         return NULL;
-    if (family < 0 || family >= PRETOK_FAMILIES) {
-        PyErr_Format(PyExc_ValueError, "family %d is not one of pretokenize.h's 0..%d", family, PRETOK_FAMILIES - 1);
-        return NULL;
-    }
+    if (!known_family(family)) return NULL;
     Py_ssize_t n_tokens = PyList_GET_SIZE(tokens);
     if (id_offset < 0 || n_tokens + (Py_ssize_t)id_offset >= INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "id_offset must be >= 0 and every id fit int32");
@@ -82,7 +84,6 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     Engine *self = (Engine *)type->tp_alloc(type, 0);
     if (!self) return NULL;
     static uint64_t engines_made = 0; /* under the GIL */
-    self->core.family = (pretok_family)family;
     self->core.split = pretok_function((pretok_family)family);
     self->core.id_offset = id_offset;
     self->core.serial = ++engines_made;
@@ -112,10 +113,8 @@ fail:
     return NULL;
 }
 
-/* A list of the ids v[0..n) (each rank + id_offset), from the cached ints. An id's int is
- * made the first time a result holds it: the ints a text uses then sit side by side, in the
- * order they first came, where ints made for every rank up front (200,000 for o200k_base, 6 MB)
- * put each frequent one alone in a cache line; the build saves making them, ~4 ms. */
+/* A list of the ids v[0..n) (each rank + id_offset), from the cached ints, each made when a
+ * result first holds it (a text's ints then sit together; the build skips 200,000 of them). */
 static PyObject *id_list(Engine *self, const int32_t *v, size_t n) {
     PyObject *list = PyList_New((Py_ssize_t)n);
     if (!list) return NULL;
@@ -249,10 +248,7 @@ static PyObject *split(PyObject *module, PyObject *args) {
     int family;
     PyObject *text;
     if (!PyArg_ParseTuple(args, "iU:split", &family, &text)) return NULL;
-    if (family < 0 || family >= PRETOK_FAMILIES) {
-        PyErr_Format(PyExc_ValueError, "family %d is not one of pretokenize.h's 0..%d", family, PRETOK_FAMILIES - 1);
-        return NULL;
-    }
+    if (!known_family(family)) return NULL;
     Py_ssize_t n;
     const char *s = PyUnicode_AsUTF8AndSize(text, &n);
     if (!s) return NULL;

@@ -39,8 +39,7 @@ static int ids_reserve(Ids *ids, size_t more) {
 }
 
 typedef struct {
-    pretok_family family;
-    pretok_fn split; /* pretok_function(family) */
+    pretok_fn split; /* the split pattern's function (pretokenize.h's pretok_function) */
     Table table;
     Lookup lookup;
     ShortLookup short_tokens; /* the tokens of up to SHORT_TOKEN bytes again, for merging */

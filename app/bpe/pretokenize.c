@@ -288,24 +288,5 @@ pretok_fn pretok_function(pretok_family family) {
 }
 
 size_t pretok_next(pretok_family family, const unsigned char *s, size_t i, size_t n) {
-    switch (family) {
-    case PRETOK_GPT2:
-        return next_gpt2(s, i, n);
-    case PRETOK_CL100K:
-        return next_cl100k_like(s, i, n, M_LETTER, 3, M_NOT_SLN, 1);
-    case PRETOK_LLAMA3:
-        return next_cl100k_like(s, i, n, M_LETTER, 3, M_NOT_SLN, 0);
-    case PRETOK_QWEN:
-        return next_cl100k_like(s, i, n, M_LETTER_MARK, 1, M_NOT_SLMN, 0);
-    case PRETOK_O200K:
-        return next_o200k_like(s, i, n, 1, 3);
-    case PRETOK_TEKKEN:
-        return next_o200k_like(s, i, n, 0, 1);
-#ifndef PRETOK_REGEX_CLASSES
-    case PRETOK_DEEPSEEK:
-        return pretok_next_deepseek(s, i, n);
-#endif
-    default: /* not a family: one byte, so that a caller's loop still ends */
-        return i + 1;
-    }
+    return pretok_function(family)(s, i, n);
 }
