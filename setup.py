@@ -23,6 +23,7 @@ PRETOKENIZE = {
         "app/bpe/pretokenize.c",
         "app/bpe/pretokenize_deepseek.c",
         "app/bpe/chunk_map.h",
+        "app/bpe/split_blocks.h",
         "app/bpe/unicode_classes.py",
     ],
 }

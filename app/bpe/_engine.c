@@ -24,7 +24,6 @@
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "engine_batch.h"
 #include "engine_encode.h"
@@ -85,6 +84,7 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     if (!self) return NULL;
     static uint64_t engines_made = 0; /* under the GIL */
     self->core.split = pretok_function((pretok_family)family);
+    self->core.blocks = block_rules((pretok_family)family);
     self->core.id_offset = id_offset;
     self->core.serial = ++engines_made;
     if (lookup_init(&self->core.lookup, tokens) < 0) goto fail;

@@ -1,9 +1,9 @@
 /* A test and bench binding of the C pretokenizer (pretokenize.c); the app does not use it.
  * Built as app.bpe._pretokenize_check by setup.py.
  *
- * chunks(family: int, text: str, regex: bool = False) -> list[tuple[int, int]]
+ * chunks(family: int, text: str, regex: bool = False, blocks: bool = False) -> list[tuple[int, int]]
  *     The (start, end) character offsets of the chunks pretok_next (pretok_next_regex when
- *     `regex`) cuts `text` into.
+ *     `regex`; split_blocks.h's ASCII windows, as the engine cuts, when `blocks`) cuts `text` into.
  * count(family: int, data: bytes) -> int
  *     How many chunks `data` has, without the GIL: the split alone, for timing. RuntimeError
  *     if a chunk does not end after its start and at most at the end (any bytes, even not UTF-8).
@@ -17,6 +17,7 @@
 #include <Python.h>
 
 #include "pretokenize.h"
+#include "split_blocks.h"
 
 static int family_of(int family) {
     if (family >= 0 && family < PRETOK_FAMILIES) return 1;
@@ -25,18 +26,22 @@ static int family_of(int family) {
 }
 
 static PyObject *chunks(PyObject *module, PyObject *args) {
-    int family, regex = 0;
+    int family, regex = 0, in_blocks = 0;
     PyObject *text;
-    if (!PyArg_ParseTuple(args, "iU|p:chunks", &family, &text, &regex) || !family_of(family)) return NULL;
+    if (!PyArg_ParseTuple(args, "iU|pp:chunks", &family, &text, &regex, &in_blocks) || !family_of(family))
+        return NULL;
     size_t (*next)(pretok_family, const unsigned char *, size_t, size_t) = regex ? pretok_next_regex : pretok_next;
     Py_ssize_t n;
     const unsigned char *s = (const unsigned char *)PyUnicode_AsUTF8AndSize(text, &n);
     if (!s) return NULL;
+    SplitBlocks blocks;
+    blocks_init(&blocks, in_blocks ? block_rules((pretok_family)family) : NULL, s, (size_t)n);
     PyObject *out = PyList_New(0);
     if (!out) return NULL;
     Py_ssize_t chars = 0; /* the character offset of byte i */
     for (size_t i = 0; i < (size_t)n;) {
-        size_t end = next((pretok_family)family, s, i, (size_t)n);
+        size_t end = in_blocks ? blocks_next(&blocks, pretok_function((pretok_family)family), i)
+                               : next((pretok_family)family, s, i, (size_t)n);
         Py_ssize_t start = chars;
         for (; i < end; i++) chars += (s[i] & 0xC0) != 0x80;
         PyObject *pair = Py_BuildValue("(nn)", start, chars);
@@ -83,7 +88,7 @@ static PyObject *table(PyObject *module, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"chunks", chunks, METH_VARARGS,
-     "chunks(family, text, regex=False) -> the (start, end) character offsets of its chunks"},
+     "chunks(family, text, regex=False, blocks=False) -> the (start, end) character offsets of its chunks"},
     {"count", count, METH_VARARGS, "count(family, utf8_bytes) -> the number of chunks (without the GIL)"},
     {"table", table, METH_VARARGS, "table(regex=False, onig=False) -> the class byte of every code point"},
     {NULL, NULL, 0, NULL},

@@ -1,5 +1,5 @@
 /* The engine's encoding of UTF-8 bytes into ranks, without the GIL: cut into the pattern's
- * chunks (pretokenize.h), each chunk looked up whole among the tokens (token_lookup.h) or
+ * chunks (pretokenize.h; ASCII windows by split_blocks.h), each chunk looked up whole among the tokens (token_lookup.h) or
  * else found in the thread's chunk cache (chunk_cache.h) or merged: a chunk of up to
  * BYTES_MERGE_MAX bytes by merge_by_bytes (from its characters where char_atoms.h allows,
  * else its bytes; a pair's rank is the rank of its bytes, in the
@@ -21,6 +21,7 @@
 #include "chunk_cache.h"
 #include "merge.h"
 #include "pretokenize.h"
+#include "split_blocks.h"
 #include "token_lookup.h"
 
 typedef struct {
@@ -40,6 +41,7 @@ static int ids_reserve(Ids *ids, size_t more) {
 
 typedef struct {
     pretok_fn split; /* the split pattern's function (pretokenize.h's pretok_function) */
+    const BlockRules *blocks; /* and its rules for ASCII windows (split_blocks.h), NULL if none */
     Table table;
     Lookup lookup;
     ShortLookup short_tokens; /* the tokens of up to SHORT_TOKEN bytes again, for merging */
@@ -125,11 +127,13 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
     /* One chunk ahead: the next chunk is cut and its lookup slot fetched while this one is
      * looked up, so the two memory waits overlap (the slots are megabytes, mostly not in cache). */
     int32_t promoted[CACHE_CHUNK_BYTES];
-    size_t end = n ? c->split(s, 0, n) : 0;
+    SplitBlocks blocks;
+    blocks_init(&blocks, c->blocks, s, n);
+    size_t end = n ? blocks_next(&blocks, c->split, 0) : 0;
     Key next_key = key_of(s, end, n);
     if (n) prefetch_lookup(c, end, next_key);
     for (size_t i = 0; i < n;) {
-        size_t len = end - i, next_end = end < n ? c->split(s, end, n) : end;
+        size_t len = end - i, next_end = end < n ? blocks_next(&blocks, c->split, end) : end;
         const unsigned char *chunk = s + i;
         Key key = next_key;
         if (next_end > end) {

@@ -1,0 +1,167 @@
+/* o200k's split (and Tekken's) on ASCII text, 64 bytes at a time: the bytes of a window are
+ * classified at once into bit masks (lower, upper, digit, space, newline, other), and a
+ * chunk's end is then found by counting bits, without a branch for every byte. The chunks
+ * are pretokenize.c's (the pattern's matches); wherever the window cannot tell, the caller's
+ * function for one chunk (pretokenize.h's pretok_fn) cuts it.
+ *
+ * The pattern on ASCII, chunk by chunk (first rule that applies):
+ *   - a letter, or one space/other byte before a letter: that byte, the run of upper-case
+ *     letters, then the run of lower-case ones ("HTMLParser" is one chunk, "camelCase" two);
+ *   - a digit: up to `digits` digits;
+ *   - an other byte, or a space (0x20 only) before one: the run of other bytes, then the run
+ *     of newlines and slashes;
+ *   - whitespace: its run up to the run's last newline if it holds one, else the run but its
+ *     last byte (which goes with what follows) if it has two or more, else the one byte.
+ * Left to the caller's function: a chunk that reaches the window's end or a byte >= 0x80 (which
+ * may be a letter, a mark or a space that continues it), a word followed by an apostrophe
+ * (the contractions), whitespace at the end of the text, and every other family.
+ * Header only; included by _engine.c and _pretokenize_check.c.
+ */
+#ifndef TOKENPRISM_SPLIT_BLOCKS_H
+#define TOKENPRISM_SPLIT_BLOCKS_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "pretokenize.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+typedef struct {
+    unsigned char digits, contractions; /* digits 0: the family is not split here */
+} BlockRules;
+
+/* The rules of `family` when this file splits it, else NULL. */
+static inline const BlockRules *block_rules(pretok_family family) {
+    static const BlockRules o200k = {3, 1}, tekken = {1, 0};
+    return family == PRETOK_O200K ? &o200k : family == PRETOK_TEKKEN ? &tekken : NULL;
+}
+
+typedef struct {
+    const unsigned char *s;
+    size_t n, base;        /* the window starts at s[base] */
+    unsigned limit;        /* s[base .. base + limit) is ASCII and classified; 0: no window */
+    const BlockRules *rules;
+    uint64_t lower, upper, digit, space, newline, other, slash; /* bit k: s[base + k] */
+} SplitBlocks;
+
+static inline void blocks_init(SplitBlocks *b, const BlockRules *rules, const unsigned char *s, size_t n) {
+    memset(b, 0, sizeof *b);
+    b->s = s;
+    b->n = n;
+    b->rules = rules;
+}
+
+#if defined(__SSE2__)
+/* Bit k set where byte k of v is in [lo, lo + count) (any byte: the addition is a bijection). */
+static inline unsigned in_range16(__m128i v, int lo, int count) {
+    __m128i shifted = _mm_add_epi8(v, _mm_set1_epi8((char)(0x80 - lo)));
+    return (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(shifted, _mm_set1_epi8((char)(count - 0x80))));
+}
+static inline unsigned equal16(__m128i v, int byte) {
+    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)byte)));
+}
+#endif
+
+/* Classifies p[0..64) into b's masks; returns the mask of bytes >= 0x80. */
+static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
+    uint64_t high = 0, ws = 0;
+    b->lower = b->upper = b->digit = b->newline = b->slash = 0;
+#if defined(__SSE2__)
+    for (int q = 0; q < 4; q++) {
+        __m128i v;
+        memcpy(&v, p + 16 * q, 16);
+        int shift = 16 * q;
+        high |= (uint64_t)(unsigned)_mm_movemask_epi8(v) << shift;
+        b->lower |= (uint64_t)in_range16(v, 'a', 26) << shift;
+        b->upper |= (uint64_t)in_range16(v, 'A', 26) << shift;
+        b->digit |= (uint64_t)in_range16(v, '0', 10) << shift;
+        ws |= (uint64_t)(in_range16(v, '\t', 5) | equal16(v, ' ')) << shift;
+        b->newline |= (uint64_t)(equal16(v, '\n') | equal16(v, '\r')) << shift;
+        b->slash |= (uint64_t)equal16(v, '/') << shift;
+    }
+#else
+    for (int k = 0; k < 64; k++) {
+        unsigned c = p[k];
+        uint64_t bit = (uint64_t)1 << k;
+        high |= c >= 0x80 ? bit : 0;
+        b->lower |= c - 'a' < 26u ? bit : 0;
+        b->upper |= c - 'A' < 26u ? bit : 0;
+        b->digit |= c - '0' < 10u ? bit : 0;
+        ws |= c - '\t' < 5u || c == ' ' ? bit : 0;
+        b->newline |= c == '\n' || c == '\r' ? bit : 0;
+        b->slash |= c == '/' ? bit : 0;
+    }
+#endif
+    b->space = ws & ~b->newline; /* \t, \v, \f and ' ' */
+    b->other = ~(high | b->lower | b->upper | b->digit | ws);
+    return high;
+}
+
+/* Opens a window at s[i]; 0 when its first bytes are not ASCII (the window is then empty). */
+static inline int blocks_window(SplitBlocks *b, size_t i) {
+    const unsigned char *p = b->s + i;
+    size_t avail = b->n - i;
+    unsigned char padded[64];
+    b->base = i;
+    b->limit = 0;
+    if (avail >= 64) {
+        uint64_t head;
+        memcpy(&head, p, 8);
+        if (head & 0x8080808080808080ull) return 0;
+    } else {
+        if (avail < 2) return 0;
+        memcpy(padded, p, avail);
+        memset(padded + avail, 0x80, 64 - avail); /* as if not ASCII: the text's end is the window's */
+        p = padded;
+    }
+    uint64_t high = blocks_classify(b, p);
+    b->limit = high ? (unsigned)__builtin_ctzll(high) : 64;
+    return 1;
+}
+
+/* The first k' >= k whose bit is not in mask (64 when there is none). */
+static inline unsigned run_end(uint64_t mask, unsigned k) {
+    if (k >= 64) return 64;
+    uint64_t x = ~mask >> k;
+    return x ? k + (unsigned)__builtin_ctzll(x) : 64;
+}
+
+/* The end of the chunk at s[base + k], relative to base; 0 when the window cannot tell. */
+static inline unsigned block_chunk_end(const SplitBlocks *b, unsigned k) {
+    if (k + 1 >= b->limit) return 0;
+    uint64_t bit = (uint64_t)1 << k, letters = b->lower | b->upper;
+    unsigned end;
+    if (letters & bit || ((b->other | b->space) & bit && letters & bit << 1)) {
+        end = run_end(b->lower, run_end(b->upper, letters & bit ? k : k + 1));
+        if (end >= b->limit || (b->rules->contractions && b->s[b->base + end] == '\'')) return 0;
+        return end;
+    }
+    if (b->digit & bit) {
+        end = run_end(b->digit, k);
+        if (end > k + b->rules->digits) end = k + b->rules->digits;
+    } else if (b->other & bit || (b->s[b->base + k] == ' ' && b->other & bit << 1)) {
+        end = run_end(b->newline | b->slash, run_end(b->other, b->other & bit ? k : k + 1));
+    } else { /* whitespace */
+        unsigned run = run_end(b->space | b->newline, k);
+        if (run >= b->limit) return 0; /* it may go on, or end the text */
+        uint64_t newlines = b->newline & (((uint64_t)1 << run) - 1) & ~(bit - 1);
+        end = newlines ? 64 - (unsigned)__builtin_clzll(newlines) : run - k >= 2 ? run - 1 : run;
+    }
+    return end < b->limit ? end : 0;
+}
+
+/* Where the chunk at s[i] ends (i < n): from the window when it can tell, else split's. */
+static inline size_t blocks_next(SplitBlocks *b, pretok_fn split, size_t i) {
+    if (b->rules) {
+        size_t k = i - b->base;
+        unsigned end = k < b->limit ? block_chunk_end(b, (unsigned)k) : 0;
+        if (end) return b->base + end;
+        if ((k || !b->limit) && blocks_window(b, i) && (end = block_chunk_end(b, 0))) return i + end;
+    }
+    return split(b->s, i, b->n);
+}
+
+#endif
