@@ -45,6 +45,8 @@ typedef struct {
     unsigned limit;        /* s[base .. base + limit) is ASCII and classified; 0: no window */
     const BlockRules *rules;
     uint64_t lower, upper, digit, space, newline, other, slash; /* bit k: s[base + k] */
+    uint64_t letters, before_letters; /* a letter; a space or other byte before one */
+    uint64_t word_ends;               /* a letter before it and none here, or a lower before an upper */
 } SplitBlocks;
 
 static inline void blocks_init(SplitBlocks *b, const BlockRules *rules, const unsigned char *s, size_t n) {
@@ -97,6 +99,9 @@ static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
 #endif
     b->space = ws & ~b->newline; /* \t, \v, \f and ' ' */
     b->other = ~(high | b->lower | b->upper | b->digit | ws);
+    b->letters = b->lower | b->upper;
+    b->before_letters = (b->other | b->space) & b->letters >> 1;
+    b->word_ends = (b->letters << 1 & ~b->letters) | (b->lower << 1 & b->upper);
     return high;
 }
 
@@ -132,10 +137,10 @@ static inline unsigned run_end(uint64_t mask, unsigned k) {
 /* The end of the chunk at s[base + k], relative to base; 0 when the window cannot tell. */
 static inline unsigned block_chunk_end(const SplitBlocks *b, unsigned k) {
     if (k + 1 >= b->limit) return 0;
-    uint64_t bit = (uint64_t)1 << k, letters = b->lower | b->upper;
+    uint64_t bit = (uint64_t)1 << k, ends = b->word_ends & (~(uint64_t)1 << k);
     unsigned end;
-    if (letters & bit || ((b->other | b->space) & bit && letters & bit << 1)) {
-        end = run_end(b->lower, run_end(b->upper, letters & bit ? k : k + 1));
+    if ((b->letters | b->before_letters) & bit) {
+        end = ends ? (unsigned)__builtin_ctzll(ends) : 64; /* k's own bit is a word end only if k follows one */
         if (end >= b->limit || (b->rules->contractions && b->s[b->base + end] == '\'')) return 0;
         return end;
     }
