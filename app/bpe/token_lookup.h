@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A chunk's key: its first (up to) 8 bytes as a little-endian word padded with zeros, and
- * the hash of all its bytes. */
+/* A chunk's key: its first (up to) 8 bytes as a little-endian word padded with zeros, the
+ * next 8 likewise (its tail; 0 for a chunk of up to 8), and the hash of all its bytes. */
 typedef struct {
-    uint64_t head, hash;
+    uint64_t head, tail, hash;
 } Key;
 
 static inline uint64_t mix(uint64_t h) {
@@ -27,7 +27,7 @@ static inline uint64_t mix(uint64_t h) {
 
 /* The key of p[0..len); `avail` >= len bytes may be read from p. */
 static inline Key key_of(const unsigned char *p, size_t len, size_t avail) {
-    Key k = {0, 0};
+    Key k = {0, 0, 0};
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (avail >= 8) {
         memcpy(&k.head, p, 8);
@@ -42,6 +42,7 @@ static inline Key key_of(const unsigned char *p, size_t len, size_t avail) {
     for (size_t i = 8; i < len; i += 8) {
         w = 0;
         memcpy(&w, p + i, len - i < 8 ? len - i : 8);
+        if (i == 8) k.tail = w;
         h = mix(h ^ w);
     }
     k.hash = h ^ (h >> 29);
@@ -57,13 +58,15 @@ typedef struct {
 typedef struct {
     unsigned char *flat; /* all tokens' bytes; rank r is flat[starts[r] .. starts[r + 1]) */
     uint32_t *starts;
+    uint64_t *tails;     /* rank -> Key.tail of the token: a token of up to 16 bytes is matched
+                          * without reading flat (one load, not two that wait on each other) */
     Slot16 *slots;
     int bits;
     size_t longest;
 } Lookup;
 
 /* The rank of the token p[0..len) of key k, or -1. A token of up to 8 bytes is matched in
- * its slot alone; a longer one also compares the rest of its bytes. */
+ * its slot alone, one of up to 16 also by its tail; a longer one also compares the rest. */
 static inline int32_t lookup_rank_keyed(const Lookup *l, const unsigned char *p, size_t len, Key k) {
     if (len > l->longest) return -1;
     uint64_t mask = ((uint64_t)1 << l->bits) - 1;
@@ -71,7 +74,8 @@ static inline int32_t lookup_rank_keyed(const Lookup *l, const unsigned char *p,
         const Slot16 *slot = &l->slots[i];
         if (!slot->len) return -1;
         if (slot->head == k.head && slot->len == len &&
-            (len <= 8 || !memcmp(l->flat + l->starts[slot->rank] + 8, p + 8, len - 8)))
+            (len <= 8 || (l->tails[slot->rank] == k.tail &&
+                          (len <= 16 || !memcmp(l->flat + l->starts[slot->rank] + 16, p + 16, len - 16)))))
             return slot->rank;
     }
 }
@@ -83,6 +87,7 @@ static inline int32_t lookup_rank(const Lookup *l, const unsigned char *p, size_
 static void lookup_free(Lookup *l) {
     free(l->flat);
     free(l->starts);
+    free(l->tails);
     free(l->slots);
 }
 
@@ -105,8 +110,9 @@ static int lookup_init(Lookup *l, PyObject *tokens) {
     while (((Py_ssize_t)1 << l->bits) < 2 * n) l->bits++;
     l->flat = malloc((size_t)total + 1);
     l->starts = malloc(sizeof *l->starts * (size_t)(n + 1));
+    l->tails = malloc(sizeof *l->tails * (size_t)(n ? n : 1));
     l->slots = calloc((size_t)1 << l->bits, sizeof *l->slots);
-    if (!l->flat || !l->starts || !l->slots) {
+    if (!l->flat || !l->starts || !l->tails || !l->slots) {
         PyErr_NoMemory();
         return -1;
     }
@@ -124,6 +130,7 @@ static int lookup_init(Lookup *l, PyObject *tokens) {
         l->starts[r + 1] = l->starts[r] + (uint32_t)len;
         if (len > l->longest) l->longest = len;
         Key k = key_of(p, len, len);
+        l->tails[r] = k.tail;
         uint64_t i = k.hash >> (64 - l->bits);
         while (l->slots[i].len) i = (i + 1) & mask;
         l->slots[i] = (Slot16){k.head, (uint32_t)len, (int32_t)r};

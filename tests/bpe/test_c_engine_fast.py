@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
+import tiktoken
 
 from app.bpe.engine import Encoder
 from app.tokenizers.openai_encodings import CL100K_PATTERN, O200K_PATTERN
@@ -51,6 +52,24 @@ def test_chunks_of_each_length_either_side_of_the_two_merge_loops(pair, length):
     for alphabet in ("abcdefghij", "éèêëàâäôöü", "абвгдежзий", "的一是不了人我在有他", "😀😁😂🙂🙃"):
         text = " " + "".join(rng.choice(alphabet) for _ in range(length))
         assert encoder.encode(text) == reference.encode_ordinary(text), (alphabet, length)
+
+
+def test_tokens_that_share_their_first_eight_bytes_and_length_are_told_apart():
+    # The lookup matches a token's first 8 bytes in its slot, the next 8 by the token's tail
+    # and the rest in its bytes: in a vocabulary of many such look-alikes, probes pass over
+    # the others' slots, and each text must still get its own token (or its bytes).
+    rng = random.Random(16)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    # Groups that differ only in their last two bytes: bytes 8-9, 12-13, 16-17, 20-21.
+    tokens = {letters[:same] + rng.choice(letters) + rng.choice(letters) for same in (8, 12, 16, 20) for _ in range(400)}
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks |= {token.encode(): 256 + r for r, token in enumerate(sorted(tokens))}
+    encoder = Encoder.for_pattern(O200K_PATTERN, ranks, "look-alikes")
+    assert encoder is not None
+    reference = tiktoken.Encoding("look-alikes", pat_str=O200K_PATTERN, mergeable_ranks=ranks, special_tokens={})
+    texts = sorted(tokens)
+    texts += [t[:-1] + ("z" if t[-1] != "z" else "y") for t in texts]  # mostly not tokens
+    assert encoder.encode_batch(texts) == [reference.encode_ordinary(text) for text in texts]
 
 
 def test_plain_encode_and_count_are_one_call_into_the_engine(registry, monkeypatch):
