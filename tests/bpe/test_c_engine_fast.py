@@ -61,7 +61,9 @@ def test_tokens_that_share_their_first_eight_bytes_and_length_are_told_apart():
     rng = random.Random(16)
     letters = "abcdefghijklmnopqrstuvwxyz"
     # Groups that differ only in their last two bytes: bytes 8-9, 12-13, 16-17, 20-21.
-    tokens = {letters[:same] + rng.choice(letters) + rng.choice(letters) for same in (8, 12, 16, 20) for _ in range(400)}
+    tokens = {
+        letters[:same] + rng.choice(letters) + rng.choice(letters) for same in (8, 12, 16, 20) for _ in range(400)
+    }
     ranks = {bytes([b]): b for b in range(256)}
     ranks |= {token.encode(): 256 + r for r, token in enumerate(sorted(tokens))}
     encoder = Encoder.for_pattern(O200K_PATTERN, ranks, "look-alikes")
