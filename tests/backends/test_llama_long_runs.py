@@ -72,9 +72,21 @@ def test_cut_points_follow_the_reference_rule():
         "a" * 50_001,
         "\x1c\x85\u3000\u2028" * 6_251,  # whitespace str.isspace knows and ASCII's \s does not
         "x" + "\u00a0" * 25_001 + "y",
+        "y" + "\u1680\u2000\u200a\u202f\u205f" * 5_001 + "z",
+        "y " + "\u00e9\u4e2d" * 12_501 + " z",
         "a" * 399_999 + " " * 2,  # a run cut by the block
     ],
-    ids=["empty", "25,000 spaces", "25,001 spaces", "50,001 letters", "odd whitespace", "no-break spaces", "block"],
+    ids=[
+        "empty",
+        "25,000 spaces",
+        "25,001 spaces",
+        "50,001 letters",
+        "odd whitespace",
+        "no-break spaces",
+        "spaces past U+1680",
+        "letters past ASCII",
+        "block",
+    ],
 )
 def test_cut_points_at_the_edges_follow_the_reference_rule(text):
     splitter = llama_reference("llama3")._split_whitespaces_or_nonwhitespaces
@@ -82,6 +94,12 @@ def test_cut_points_at_the_edges_follow_the_reference_rule(text):
     blocks = [text[i : i + 400_000] for i in range(0, len(text), 400_000)]
     pieces = [piece for block in blocks for piece in splitter(block, 25_000)]
     assert [text[a:b] for a, b in itertools.pairwise(bounds)] == pieces
+
+
+def test_whitespace_beyond_ascii_is_only_where_run_cuts_asks_for_it():
+    # run_cuts.h asks Python's isspace only for U+0085, U+00A0, U+1680 and U+2000..U+3000.
+    asked = {0x85, 0xA0, 0x1680, *range(0x2000, 0x3001)}
+    assert [hex(c) for c in range(128, 0x110000) if chr(c).isspace() and c not in asked] == []
 
 
 def test_run_cuts_refuses_a_zero_size():
