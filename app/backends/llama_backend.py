@@ -106,6 +106,8 @@ class LlamaTokenizer(TiktokenTokenizer):
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
         if len(text) <= RUN_CHARS:
             return super().encode(text, allow_special)
+        if self._engine is not None and self._plain_encode is not None and not allow_special:
+            return self._engine.encode_cut(text, cut_points(text))  # one C call, no slices
         bounds = [0, *cut_points(text), len(text)]
         ids: list[int] = []
         for start, end in itertools.pairwise(bounds):
@@ -115,6 +117,8 @@ class LlamaTokenizer(TiktokenTokenizer):
     def count(self, text: str, allow_special: bool = False) -> int:
         if len(text) <= RUN_CHARS:
             return super().count(text, allow_special)
+        if self._engine is not None and self._plain_count is not None and not allow_special:
+            return self._engine.count_cut(text, cut_points(text))
         bounds, count = [0, *cut_points(text), len(text)], super().count
         return sum(count(text[start:end], allow_special) for start, end in itertools.pairwise(bounds))
 

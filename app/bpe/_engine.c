@@ -10,6 +10,7 @@
  *     .encode(text: str) -> list[int]            .count(text: str) -> int
  *     .encode_batch(texts: list[str]) -> list[list[int]]
  *     .count_batch(texts: list[str]) -> list[int]    .stopped(texts: list[str]) -> list[int]
+ *     .encode_cut(text, cuts: list[int]) -> list[int] .count_cut(text, cuts) -> int (text's pieces)
  * and split(family, text) -> list[str], the chunks pretok_next cuts (for tests), and
  * FULL_UNICODE: whether the linked pretokenizer knows non-ASCII text (see full_unicode).
  *
@@ -30,11 +31,6 @@
 #include "merge_tables.h"
 #include "stop_strings.h"
 #include "run_cuts.h"
-
-static void set_error(int status) {
-    if (status == ENC_NO_MEMORY) PyErr_NoMemory();
-    else PyErr_SetString(PyExc_ValueError, "a chunk of the text is longer than 2**31 bytes");
-}
 
 /* Whether `family` is one of pretokenize.h's; a ValueError set when not. */
 static int known_family(int family) {
@@ -131,41 +127,15 @@ static PyObject *id_list(Engine *self, const int32_t *v, size_t n) {
     return list;
 }
 
-/* Encodes (out != NULL) or counts (counts != NULL, one per text) every text of the batch;
- * ends[t] is where text t's ids end in out. The GIL is released for NOGIL_BYTES or more, or
- * NOGIL_WIDE_BYTES of non-ASCII text: less ASCII is done in a few microseconds, less than
- * handing the GIL to another thread and back costs (measured: releasing it for 1 KB of ASCII
- * prose made two threads slower, for 1 KB of translations 1.6-1.8x faster than one). */
-#define NOGIL_BYTES 4096
-#define NOGIL_WIDE_BYTES 256
-static int run_batch(const Core *core, const Batch *b, Ids *out, size_t *ends, size_t *counts) {
-    Ids scratch = {NULL, 0, 0};
-    ChunkCache spare = {0}; /* when this thread's caches cannot be had */
-    int status = ENC_OK;
-    PyThreadState *saved = b->total >= NOGIL_BYTES || b->wide >= NOGIL_WIDE_BYTES ? PyEval_SaveThread() : NULL;
-    ChunkCache *cache = thread_cache(core->serial);
-    if (!cache) cache = &spare;
-    if (out && ids_reserve(out, b->total / 4 + 16) < 0) status = ENC_NO_MEMORY;
-    for (Py_ssize_t t = 0; t < b->n && status == ENC_OK; t++) {
-        status = encode_bytes(core, (const unsigned char *)b->data[t], (size_t)b->lens[t], out,
-                              counts ? &counts[t] : NULL, &scratch, cache);
-        if (ends) ends[t] = out->n;
-    }
-    if (saved) PyEval_RestoreThread(saved);
-    free(scratch.v);
-    cache_free(&spare);
-    if (status != ENC_OK) set_error(status);
-    return status;
-}
-
-/* The engine's four methods: one text or a list of them (`batch`), ids or counts. */
-static PyObject *engine_run(Engine *self, PyObject *arg, int batch, int count_only) {
+/* The engine's methods: one text, a list of them (`batch`) or one text in pieces (`cuts`,
+ * engine_batch.h), ids or counts. */
+static PyObject *engine_run(Engine *self, PyObject *arg, PyObject *cuts, int batch, int count_only) {
     Batch b;
     PyObject *result = NULL;
     Ids out = {NULL, 0, 0};
-    size_t *ends = NULL, *counts = NULL;
-    if (batch_init(&b, arg, batch) < 0) goto done;
-    if (!batch) {
+    size_t *ends = NULL, *counts = NULL, total = 0;
+    if ((cuts ? batch_init_cut(&b, arg, cuts) : batch_init(&b, arg, batch)) < 0) goto done;
+    if (!batch && !cuts) {
         *(count_only ? &counts : &ends) = &b.one_slot;
     } else if (!(count_only ? (void *)(counts = PyMem_Calloc((size_t)b.n + 1, sizeof *counts))
                             : (void *)(ends = PyMem_Calloc((size_t)b.n + 1, sizeof *ends)))) {
@@ -173,8 +143,9 @@ static PyObject *engine_run(Engine *self, PyObject *arg, int batch, int count_on
         goto done;
     }
     if (run_batch(&self->core, &b, count_only ? NULL : &out, ends, counts) != ENC_OK) goto done;
-    if (!batch) {
-        result = count_only ? PyLong_FromSize_t(counts[0]) : id_list(self, out.v, out.n);
+    if (!batch) { /* one list or count for the text, whatever pieces it was cut into */
+        for (Py_ssize_t t = 0; count_only && t < b.n; t++) total += counts[t];
+        result = count_only ? PyLong_FromSize_t(total) : id_list(self, out.v, out.n);
         goto done;
     }
     if (!(result = PyList_New(b.n))) goto done;
@@ -188,7 +159,7 @@ static PyObject *engine_run(Engine *self, PyObject *arg, int batch, int count_on
         PyList_SET_ITEM(result, t, item);
     }
 done:
-    if (batch) {
+    if (batch || cuts) {
         PyMem_Free(ends);
         PyMem_Free(counts);
     }
@@ -215,10 +186,16 @@ done:
     return result;
 }
 
-static PyObject *Engine_encode(Engine *self, PyObject *text) { return engine_run(self, text, 0, 0); }
-static PyObject *Engine_count(Engine *self, PyObject *text) { return engine_run(self, text, 0, 1); }
-static PyObject *Engine_encode_batch(Engine *self, PyObject *texts) { return engine_run(self, texts, 1, 0); }
-static PyObject *Engine_count_batch(Engine *self, PyObject *texts) { return engine_run(self, texts, 1, 1); }
+static PyObject *Engine_encode(Engine *self, PyObject *text) { return engine_run(self, text, NULL, 0, 0); }
+static PyObject *Engine_count(Engine *self, PyObject *text) { return engine_run(self, text, NULL, 0, 1); }
+static PyObject *Engine_encode_batch(Engine *self, PyObject *texts) { return engine_run(self, texts, NULL, 1, 0); }
+static PyObject *Engine_count_batch(Engine *self, PyObject *texts) { return engine_run(self, texts, NULL, 1, 1); }
+static PyObject *engine_cut(Engine *self, PyObject *args, int count_only) {
+    PyObject *text, *cuts;
+    return PyArg_ParseTuple(args, "UO!", &text, &PyList_Type, &cuts) ? engine_run(self, text, cuts, 0, count_only) : NULL;
+}
+static PyObject *Engine_encode_cut(Engine *self, PyObject *args) { return engine_cut(self, args, 0); }
+static PyObject *Engine_count_cut(Engine *self, PyObject *args) { return engine_cut(self, args, 1); }
 
 static PyMethodDef Engine_methods[] = {
     {"encode", (PyCFunction)Engine_encode, METH_O, "encode(text: str) -> list[int]: the ids of text"},
@@ -227,6 +204,9 @@ static PyMethodDef Engine_methods[] = {
      "encode_batch(texts: list[str]) -> list[list[int]]: encode of each text, in one call without the GIL"},
     {"count_batch", (PyCFunction)Engine_count_batch, METH_O,
      "count_batch(texts: list[str]) -> list[int]: count of each text, in one call without the GIL"},
+    {"encode_cut", (PyCFunction)Engine_encode_cut, METH_VARARGS,
+     "encode_cut(text: str, cuts: list[int]) -> list[int]: the ids of the pieces text is cut into, in order"},
+    {"count_cut", (PyCFunction)Engine_count_cut, METH_VARARGS, "count_cut(text: str, cuts: list[int]) -> int"},
     {"stopped", (PyCFunction)Engine_stopped, METH_O,
      "stopped(texts: list[str]) -> list[int]: the indices of the texts holding one of the stop strings"},
     {NULL, NULL, 0, NULL},

@@ -111,3 +111,17 @@ class Encoder:
             return self._core.count_batch(texts)
         except UnicodeEncodeError:
             return self._core.count_batch([_without_surrogates(text) for text in texts])
+
+    def encode_cut(self, text: str, cuts: list[int]) -> list[int]:
+        """The ids of text's pieces between the character offsets `cuts` (increasing, inside the
+        text), each encoded on its own, in one call and without copying the pieces."""
+        try:
+            return self._core.encode_cut(text, cuts)
+        except UnicodeEncodeError:  # a lone surrogate is one character, as its replacement
+            return self._core.encode_cut(_without_surrogates(text), cuts)
+
+    def count_cut(self, text: str, cuts: list[int]) -> int:
+        try:
+            return self._core.count_cut(text, cuts)
+        except UnicodeEncodeError:
+            return self._core.count_cut(_without_surrogates(text), cuts)

@@ -74,6 +74,29 @@ def test_tokens_that_share_their_first_eight_bytes_and_length_are_told_apart():
     assert encoder.encode_batch(texts) == [reference.encode_ordinary(text) for text in texts]
 
 
+def test_a_text_cut_into_pieces_is_the_ids_of_its_pieces(pair):
+    encoder, reference = pair
+    rng = random.Random(31)
+    words = ["naïve", "東京", "1234567", "  ", "\n", "ab" * 30, "😀", "ok", "x\udfffy", "'s", "HTML"]
+    for _ in range(60):
+        text = "".join(rng.choice(words) for _ in range(rng.randrange(0, 200)))
+        cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randrange(0, 6)))) if text else []
+        pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+        expected = [i for piece in pieces for i in encoder.encode(piece)]
+        assert encoder.encode_cut(text, cuts) == expected, (text, cuts)
+        assert encoder.count_cut(text, cuts) == len(expected)
+    assert encoder.encode_cut("", []) == [] and encoder.count_cut("abc", []) == len(reference.encode_ordinary("abc"))
+
+
+@pytest.mark.parametrize("cuts", [[0], [3], [5], [2, 2], [2, 1], [-1]])
+def test_cuts_outside_the_text_or_not_increasing_are_refused(pair, cuts):
+    encoder, _ = pair
+    with pytest.raises(ValueError, match="cuts must increase and fall inside the text"):
+        encoder.encode_cut("abc", cuts)
+    with pytest.raises(ValueError, match="cuts must increase"):
+        encoder.count_cut("abc", cuts)
+
+
 def test_plain_encode_and_count_are_one_call_into_the_engine(registry, monkeypatch):
     tokenizer = registry.get("cl100k_base")
 
