@@ -65,11 +65,17 @@ lint: setup
 	$(BIN)/ruff format --check app tests bench setup.py
 	$(BIN)/mypy
 
+# Every core runs test files (one file stays on one worker: its module fixtures start once);
+# the tests marked serial time the server's answers and run after, alone.
+PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider
+PARALLEL := -n auto --dist loadfile
+
 test: lint browser
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(PYTEST) $(PARALLEL) -m "not serial"
+	$(PYTEST) -m serial
 
 test-fast: setup
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not browser and not slow"
+	$(PYTEST) $(PARALLEL) -m "not browser and not slow"
 
 bench: setup wrk
 	$(BIN)/python bench/bench_train.py

@@ -24,6 +24,7 @@ from app.local_server import start_server, stop_server
 from tests.api.helpers import assert_error
 from tests.api.test_chat_templates import SMALL, STYLES
 
+pytestmark = pytest.mark.serial  # times the server's answers: run alone, not beside another test worker
 GOOD = STYLES["chatml"]
 HI = [{"role": "user", "content": "hi"}]
 

@@ -13,8 +13,11 @@ import asyncio
 import time
 
 import httpx
+import pytest
 
 from .helpers import stdlib_texts
+
+pytestmark = pytest.mark.serial  # times the server's answers: run alone, not beside another test worker
 
 
 def test_healthz_answers_while_a_slow_request_runs(live_server):

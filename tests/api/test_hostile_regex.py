@@ -14,6 +14,7 @@ import pytest
 
 from app.local_server import start_server, stop_server
 
+pytestmark = pytest.mark.serial  # times the server's answers: run alone, not beside another test worker
 HUGE = "(?:(?:a{1000}){1000}){1000}"
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from app.local_server import server_log, start_server, stop_server
 
+pytestmark = pytest.mark.serial  # times the server's answers: run alone, not beside another test worker
 TIMEOUTS = {"TOKENPRISM_HEADER_TIMEOUT_S": "1", "TOKENPRISM_BODY_TIMEOUT_S": "1", "TOKENPRISM_KEEPALIVE_TIMEOUT_S": "1"}
 WAIT_S = 15  # far beyond the 1 s timeouts: the longest any of these waits for the server
 IDLE_WAIT_S = 4  # an idle kept-alive connection closes within this: the 1 s setting, not uvicorn's 5 s default

@@ -69,12 +69,13 @@ def test_searching_every_builtin_stays_within_the_budget(server):
     names = [t["name"] for t in http.get("/api/tokenizers").json()["tokenizers"]]
     assert len(names) >= 10
     peak = 0
-    for name in names:
+    for at, name in enumerate(names):
         for mode, q in (("substring", "ab"), ("regex", "ab"), ("prefix", "th")):
             found = http.get(f"/api/tokenizers/{name}/vocab", params={"q": q, "mode": mode})
             assert found.status_code == 200, found.text
-        facts = http.get(f"/api/tokenizers/{name}/tokens/300")  # its lineage, and every other built-in's index
-        assert facts.status_code == 200, facts.text
+        if at % 4 == 0:  # a token's facts build every other built-in's index: four rounds of all of them
+            facts = http.get(f"/api/tokenizers/{name}/tokens/300")
+            assert facts.status_code == 200, facts.text
         peak = max(peak, rss(pid) - base)
     assert peak < (BUDGET_MB + FRAGMENTATION_MB) * MB, f"grew {peak / MB:.0f} MB over a {BUDGET_MB} MB budget"
     assert http.post("/api/tokenize", json={"tokenizer": names[0], "text": "still serving"}).status_code == 200
