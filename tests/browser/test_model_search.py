@@ -20,10 +20,16 @@ TEXT = "Which tokenizer does my model use? 1234567"
 MATCHES = "[data-role=name-matches] li"
 
 
-def listed(page, box: str) -> list[tuple[str, str, bool]]:
-    """(name, what it uses, pickable) for each name listed under the search box `box`."""
+def listed(page, box: str, typed: str) -> list[tuple[str, str, bool]]:
+    """(name, what it uses, pickable) for each name listed under the search box `box`, once the
+    list answers the whole of `typed` (each key filters it again: a slow machine may read it between)."""
     items = page.locator(f"{box} {MATCHES}:has(button)")
     expect(items.first).to_be_visible()
+    page.wait_for_function(
+        "([sel, typed]) => { const ls = [...document.querySelectorAll(sel)];"
+        " return ls.length && ls.every(l => l.querySelector('button').textContent.toLowerCase().includes(typed)); }",
+        arg=[f"{box} {MATCHES}:has(button)", typed.lower()],
+    )
     return items.evaluate_all(
         "ls => ls.map(l => [l.querySelector('button').textContent, l.querySelector('.match-uses').textContent,"
         " !l.querySelector('button').disabled])"
@@ -33,14 +39,14 @@ def listed(page, box: str) -> list[tuple[str, str, bool]]:
 def playground_matches(page, typed: str):
     open_playground(page, "gpt2", TEXT)
     page.locator("#model-search").press_sequentially(typed, delay=20)
-    return listed(page, "[data-model-search]")
+    return listed(page, "[data-model-search]", typed)
 
 
 def compare_matches(page, typed: str):
     page.goto("/compare?tokenizers=gpt2&tokenizers=cl100k_base&text=hello")
     page.locator("[data-role=picker] > summary").click()
     page.locator("#pick-search").press_sequentially(typed, delay=20)
-    return listed(page, "[data-pick-search]")
+    return listed(page, "[data-pick-search]", typed)
 
 
 @pytest.mark.parametrize(
