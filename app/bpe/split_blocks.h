@@ -13,7 +13,8 @@
  *   - whitespace: its run up to the run's last newline if it holds one, else the run but its
  *     last byte (which goes with what follows) if it has two or more, else the one byte.
  * Most chunks are found faster still: the window's chunk starts are one mask (blocks_starts),
- * and a chunk that is not whitespace ends at the next start (quick_chunk_end).
+ * and a chunk ends at the next start (quick_chunk_end); whitespace only where the window
+ * can tell its run's end.
  * Left to the caller's function: a chunk that reaches the window's end or a byte >= 0x80 (which
  * may be a letter, a mark or a space that continues it), a word followed by an apostrophe
  * (the contractions), whitespace at the end of the text, and every other family.
@@ -74,9 +75,12 @@ static inline unsigned equal16(__m128i v, int byte) {
  * byte before is in x"): word ends; a space, or an other byte alone (not after another nor
  * after ' '), before a letter run joins it; the other letter runs' starts; every
  * `digits`-th digit of a run; other runs not after ' '; whitespace runs, but for the newlines
- * an other run takes along. `quick`: the starts whose chunk ends at the next start, all but
- * whitespace chunks (their run's newlines and last byte decide: block_chunk_end's part). */
-static inline void blocks_starts(SplitBlocks *b, uint64_t blank) {
+ * an other run takes along; in a whitespace run, the space after a newline and the last of
+ * two or more spaces before a byte known not to be whitespace. `quick`: the starts whose
+ * chunk ends at the next start. A whitespace chunk is quick only where the window has no
+ * space before a newline (the newlines' chunk would take that space along) and its run does
+ * not reach the window's limit (what follows may continue it); block_chunk_end does the rest. */
+static inline void blocks_starts(SplitBlocks *b, uint64_t blank, uint64_t high) {
     uint64_t letters = b->letters, other = b->other, digit = b->digit, newline = b->newline;
     uint64_t letter_runs = letters & ~(letters << 1), other_runs = other & ~(other << 1);
     uint64_t joins = (b->space | (other_runs & ~(blank << 1))) & letter_runs >> 1;
@@ -85,10 +89,15 @@ static inline void blocks_starts(SplitBlocks *b, uint64_t blank) {
         more = digits << 3 & digit & digit << 1 & digit << 2 & ~digits;
     uint64_t taken = newline & other << 1;                     /* newlines right after an other run */
     taken = ((newline + taken) ^ newline) & newline;           /* and the rest of their run */
-    uint64_t ws = (b->space | newline) & ~taken;
+    uint64_t ws = (b->space | newline) & ~taken, space = b->space;
+    uint64_t last_space = space & space << 1 & ~((space | newline) >> 1); /* wrong only in the run `below` leaves out */
     b->starts = b->word_ends | joins | (letter_runs & ~(joins << 1)) | digits | (other_runs & ~(blank << 1)) |
-                (ws & ~(ws << 1));
-    b->quick = b->starts & ~(ws & ~joins);
+                (ws & ~(ws << 1)) | (space & newline << 1) | last_space;
+    uint64_t solid = ~(space | newline) & (high ? (high & -high) - 1 : ~(uint64_t)0);
+    unsigned top_run = solid ? 64 - (unsigned)__builtin_clzll(solid) : 0; /* the ws run reaching the limit */
+    uint64_t below = top_run >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << top_run) - 1;
+    uint64_t ws_quick = space & newline >> 1 ? 0 : ws & below;
+    b->quick = b->starts & ~(ws & ~joins & ~ws_quick);
 }
 
 /* Classifies p[0..64) into b's masks; returns the mask of bytes >= 0x80. */
@@ -128,7 +137,7 @@ static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
     b->letters = b->lower | b->upper;
     b->before_letters = (b->other | b->space) & b->letters >> 1;
     b->word_ends = (b->letters << 1 & ~b->letters) | (b->lower << 1 & b->upper);
-    blocks_starts(b, blank);
+    blocks_starts(b, blank, high);
     return high;
 }
 

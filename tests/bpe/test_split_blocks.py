@@ -72,6 +72,15 @@ PROBES = [
     "x\n",
     "x  ",
     "a\u00a0b",
+    # whitespace chunks that end at the next start: after a newline, the last of two spaces,
+    # and what must not end there (a space before a newline; a run a non-ASCII space continues)
+    "\n\n    !x",
+    "\n \n 1",
+    "x \n  y",
+    "\n  \u00a0\ny",
+    "\n  \u2003z",
+    "\t\t!",
+    "  's",
 ]
 
 
