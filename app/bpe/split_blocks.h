@@ -217,7 +217,7 @@ static inline unsigned window_chunk_end(const SplitBlocks *b, unsigned k) {
 
 /* Where the chunk at s[i] ends (i < n): from the window when it can tell, else from a window
  * opened at i, else split's. */
-static inline size_t blocks_next(SplitBlocks *b, pretok_fn split, size_t i) {
+static __attribute__((noinline)) size_t blocks_next_rest(SplitBlocks *b, pretok_fn split, size_t i) {
     if (b->rules) {
         size_t k = i - b->base;
         unsigned end = k < b->limit ? window_chunk_end(b, (unsigned)k) : 0;
@@ -225,6 +225,17 @@ static inline size_t blocks_next(SplitBlocks *b, pretok_fn split, size_t i) {
         if ((k || !b->limit) && blocks_window(b, i) && (end = window_chunk_end(b, 0))) return i + end;
     }
     return split(b->s, i, b->n);
+}
+
+/* blocks_next_rest's answer; a quick chunk inside the window is found here, in the caller's
+ * loop (the rest is out of line: inlined whole, it slowed the text that is not ASCII). */
+static inline size_t blocks_next(SplitBlocks *b, pretok_fn split, size_t i) {
+    size_t k = i - b->base;
+    if (k < b->limit) {
+        unsigned end = quick_chunk_end(b, (unsigned)k);
+        if (end && end < b->limit) return b->base + end;
+    }
+    return blocks_next_rest(b, split, i);
 }
 
 #endif
