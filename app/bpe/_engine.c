@@ -124,6 +124,7 @@ static PyObject *id_list(Engine *self, const int32_t *v, size_t n) {
         Py_INCREF(id);
         PyList_SET_ITEM(list, (Py_ssize_t)i, id);
     }
+    PyObject_GC_UnTrack(list); /* ints only: no cycle to find, and the collector would read every one */
     return list;
 }
 

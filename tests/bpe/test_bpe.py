@@ -5,6 +5,7 @@ shipped default model. Training is checked in test_bpe_vs_naive."""
 from __future__ import annotations
 
 import array
+import functools
 import hashlib
 import itertools
 import random
@@ -18,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.bpe import _core as _bpe_core
-from app.bpe import default_model
+from app.bpe import default_model, unicode_classes
 from app.bpe import model_file as bpe_file
 from app.bpe.model import BPETokenizer, read_header
 from app.errors import InvalidInput, TokenizerFileError
@@ -81,9 +82,19 @@ def test_cl100k_ids_equal_tiktoken_on_stdlib_sources(ours, reference):
         assert ours.encode(text) == reference.encode_ordinary(text), name
 
 
+@functools.cache
+def classed_apart() -> frozenset[int]:
+    """The code points the `regex` module (Unicode 17) and tiktoken (Unicode 16) put in other
+    classes (docs/decisions.md): our own BPE splits with the former, by design, so its chunks
+    differ from tiktoken's there (U+3D000 is a letter to one, not to the other)."""
+    ours, theirs = unicode_classes.classes("regex"), unicode_classes.classes("tiktoken")
+    return frozenset(c for c in range(len(ours)) if ours[c] != theirs[c])
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=200))
 def test_cl100k_ids_equal_tiktoken_on_random_unicode(ours, reference, text):
+    text = "".join(c for c in text if ord(c) not in classed_apart())
     assert ours.encode(text) == reference.encode_ordinary(text)
     assert ours.decode(ours.encode(text)) == text
 

@@ -6,6 +6,7 @@ byte value and chunk length; and the tokenizers' one-call path for plain text.
 
 from __future__ import annotations
 
+import gc
 import random
 
 import pytest
@@ -86,6 +87,18 @@ def test_a_text_cut_into_pieces_is_the_ids_of_its_pieces(pair):
         assert encoder.encode_cut(text, cuts) == expected, (text, cuts)
         assert encoder.count_cut(text, cuts) == len(expected)
     assert encoder.encode_cut("", []) == [] and encoder.count_cut("abc", []) == len(reference.encode_ordinary("abc"))
+
+
+def test_the_id_lists_are_left_out_of_the_garbage_collectors_walks(pair):
+    # A list of ints cannot be part of a cycle: handed over untracked, a program that keeps
+    # millions of ids does not have the collector read each of them (docs/decisions.md).
+    encoder, reference = pair
+    text = "Untracked lists, still lists."
+    lists = [encoder.encode(text), *encoder.encode_batch([text, "", "x"]), encoder.encode_cut(text, [5])]
+    assert [gc.is_tracked(ids) for ids in lists] == [False] * 5
+    assert lists[0] == lists[1] == reference.encode_ordinary(text)
+    lists[0].append(-1)  # still a list like any other
+    assert lists[0][:-1] == lists[1] and gc.is_tracked([*lists[0]])
 
 
 @pytest.mark.parametrize("cuts", [[0], [3], [5], [2, 2], [2, 1], [-1]])
