@@ -6,7 +6,8 @@ reference library) and the peers, on texts we did not write (bench/texts.py).
 For each encoding (bench/engines.py) and each text class: MB/s of UTF-8 input as one text
 ("1 text", 5 MB; 1 MB with --quick), as ~1 KB documents cut at whitespace on one thread
 ("1KB x1"), and on two ("1KB x2": two threads of a pool that lives through the run, over
-halves, for us and libraries without a batch API, else the library's own batch call). Every timed run builds its engine fresh;
+halves: our `encode_batch`/`count_batch` of each half, a call a document for libraries without
+a batch API, else the library's own batch call). Every timed run builds its engine fresh;
 the best of --repeat runs is kept (each engine encodes engines.WARM_UP once before the clock
 starts: some set up lazily on their first merge; then a full garbage collection, so that the
 collector's first pass over the Python objects a build made, ~4 ms for ours, is charged to

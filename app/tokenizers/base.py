@@ -2,7 +2,8 @@
 
 A backend implements `encode`, `id_to_bytes` and `has_id` (and may override
 `token_bytes` when it can produce all pieces faster, `count`/`count_batch` when it can
-count without building what counting does not need, or `decode` to match a reference
+count without building what counting does not need, `encode_batch` when one call encodes
+many texts faster (without the GIL), or `decode` to match a reference
 library). Everything the visualizer and the API need (`tokenize`, `tokens_for_ids`,
 id validation) is built here from those, once for all backends. No I/O happens here:
 files are read by `app.tokenizers.storage.files`.
@@ -41,6 +42,10 @@ class Tokenizer(ABC):
     @abstractmethod
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
         """Ids for `text`. Special-token strings are plain text unless `allow_special`."""
+
+    def encode_batch(self, texts: list[str], allow_special: bool = False) -> list[list[int]]:
+        """`encode` of each text (a backend with a batch encoder overrides this)."""
+        return [self.encode(text, allow_special) for text in texts]
 
     def count(self, text: str, allow_special: bool = False) -> int:
         """How many ids `encode` gives, without keeping them (a backend that can count
