@@ -39,13 +39,40 @@ static int known_family(int family) {
     return 0;
 }
 
+/* ---- the ids' ints ----
+ * Each id's Python int, made the first time a result holds it and kept for the life of the
+ * process, shared by every engine (an int is the same whichever vocabulary gave it): a
+ * tokenizer built again, or another one, finds the ints of the earlier ones made. At most
+ * one pointer per id of the largest vocabulary built (the upload limit, 300,000 ids by
+ * default: 2.4 MB) and one int per id ever given out. Used under the GIL only. */
+static PyObject **id_ints;
+static Py_ssize_t id_ints_n;
+
+/* Room for the ints of ids 0..n-1; -1 with ValueError or MemoryError set. */
+#define SHARED_IDS ((Py_ssize_t)1 << 23) /* 64 MB of pointers at most; the largest vocabularies have ~1M ids */
+
+static int ints_cover(Py_ssize_t n) {
+    if (n <= id_ints_n) return 0;
+    if (n > SHARED_IDS) {
+        PyErr_Format(PyExc_ValueError, "ids must stay below %zd (tokens plus id_offset: %zd)", SHARED_IDS, n);
+        return -1;
+    }
+    PyObject **bigger = PyMem_Realloc(id_ints, (size_t)n * sizeof *bigger);
+    if (!bigger) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(bigger + id_ints_n, 0, (size_t)(n - id_ints_n) * sizeof *bigger);
+    id_ints = bigger;
+    id_ints_n = n;
+    return 0;
+}
+
 /* ---- the Engine type ---- */
 
 typedef struct {
     PyObject_HEAD
     Core core;            /* never changed after Engine() returns */
-    PyObject **id_ints;   /* rank -> its id as a Python int (NULL until first needed, id_list) */
-    Py_ssize_t n_ids;
     StopStrings stops;    /* for `stopped`; empty when none were given */
 } Engine;
 
@@ -58,8 +85,6 @@ static void Engine_dealloc(Engine *self) {
     lookup_free(&self->core.lookup);
     free((void *)self->core.whole_ok);
     stops_free(&self->stops);
-    for (Py_ssize_t i = 0; self->id_ints && i < self->n_ids; i++) Py_XDECREF(self->id_ints[i]);
-    PyMem_Free(self->id_ints);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -97,26 +122,21 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         PyErr_NoMemory();
         goto fail;
     }
-    self->n_ids = n_tokens;
-    self->id_ints = PyMem_Calloc((size_t)(n_tokens ? n_tokens : 1), sizeof(PyObject *));
-    if (!self->id_ints) {
-        PyErr_NoMemory();
-        goto fail;
-    }
+    if (ints_cover(n_tokens + id_offset) < 0) goto fail;
     return (PyObject *)self;
 fail:
     Py_DECREF(self); /* its dealloc frees what was built */
     return NULL;
 }
 
-/* A list of the ids v[0..n) (each rank + id_offset), from the cached ints, each made when a
- * result first holds it (a text's ints then sit together; the build skips 200,000 of them). */
-static PyObject *id_list(Engine *self, const int32_t *v, size_t n) {
+/* A list of the ids v[0..n) (each rank + id_offset, all below the engine's ints_cover), from
+ * the shared ints, each made when a result first holds it (a text's ints then sit together; a
+ * build makes none of its 200,000). */
+static PyObject *id_list(const int32_t *v, size_t n) {
     PyObject *list = PyList_New((Py_ssize_t)n);
     if (!list) return NULL;
-    int32_t offset = self->core.id_offset;
     for (size_t i = 0; i < n; i++) {
-        PyObject **slot = &self->id_ints[v[i] - offset], *id = *slot;
+        PyObject **slot = &id_ints[v[i]], *id = *slot;
         if (!id && !(id = *slot = PyLong_FromSsize_t(v[i]))) {
             Py_DECREF(list); /* its unset items are NULL */
             return NULL;
@@ -146,13 +166,13 @@ static PyObject *engine_run(Engine *self, PyObject *arg, PyObject *cuts, int bat
     if (run_batch(&self->core, &b, count_only ? NULL : &out, ends, counts) != ENC_OK) goto done;
     if (!batch) { /* one list or count for the text, whatever pieces it was cut into */
         for (Py_ssize_t t = 0; count_only && t < b.n; t++) total += counts[t];
-        result = count_only ? PyLong_FromSize_t(total) : id_list(self, out.v, out.n);
+        result = count_only ? PyLong_FromSize_t(total) : id_list(out.v, out.n);
         goto done;
     }
     if (!(result = PyList_New(b.n))) goto done;
     for (Py_ssize_t t = 0; t < b.n; t++) {
         size_t start = t && !count_only ? ends[t - 1] : 0;
-        PyObject *item = count_only ? PyLong_FromSize_t(counts[t]) : id_list(self, out.v + start, ends[t] - start);
+        PyObject *item = count_only ? PyLong_FromSize_t(counts[t]) : id_list(out.v + start, ends[t] - start);
         if (!item) {
             Py_CLEAR(result);
             goto done;

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import gc
 import random
+import sys
 
 import pytest
 import tiktoken
 
-from app.bpe.engine import Encoder
+from app.bpe._engine import Engine
+from app.bpe.engine import Encoder, family_of
 from app.tokenizers.openai_encodings import CL100K_PATTERN, O200K_PATTERN
 from tests.reference import tiktoken_reference
 
@@ -99,6 +101,34 @@ def test_the_id_lists_are_left_out_of_the_garbage_collectors_walks(pair):
     assert lists[0] == lists[1] == reference.encode_ordinary(text)
     lists[0].append(-1)  # still a list like any other
     assert lists[0][:-1] == lists[1] and gc.is_tracked([*lists[0]])
+
+
+def test_every_engine_hands_out_the_same_int_for_an_id_and_keeps_it(pair):
+    # The ints are made once for the process, not once per engine: a tokenizer built again
+    # (or another one, or one whose ids start after its special tokens) finds them made.
+    encoder, reference = pair
+    tokens = sorted(reference._mergeable_ranks, key=reference._mergeable_ranks.__getitem__)
+    family = family_of({"cl100k_base": CL100K_PATTERN, "o200k_base": O200K_PATTERN}[reference.name])
+    text = "Shared ints: the same objects, whichever engine gave them."
+    first = encoder.encode(text)
+    again, shifted = Engine(family, tokens), Engine(family, tokens, 1000)
+    second, moved = again.encode(text), shifted.encode(text)
+    assert second == first == reference.encode_ordinary(text)
+    assert moved == [i + 1000 for i in first]
+    assert all(a is b for a, b in zip(first, second, strict=True))
+    probe = max(first)
+    references = sys.getrefcount(probe)
+    for _ in range(50):  # results made and dropped: no reference kept or lost
+        again.encode_batch([text, text])
+        shifted.encode(text)
+    assert sys.getrefcount(probe) == references
+    del again, shifted, second, moved
+    assert first == reference.encode_ordinary(text) and sys.getrefcount(probe) == references - 1
+
+
+def test_an_engine_whose_ids_pass_the_shared_ints_limit_is_refused():
+    with pytest.raises(ValueError, match="ids"):
+        Engine(0, [bytes([b]) for b in range(256)], 2**23)
 
 
 @pytest.mark.parametrize("cuts", [[0], [3], [5], [2, 2], [2, 1], [-1]])
