@@ -36,6 +36,7 @@ ENGINE_HEADERS = [
     "app/bpe/chunk_cache.h",
     "app/bpe/engine_encode.h",
     "app/bpe/engine_batch.h",
+    "app/bpe/id_ints.h",
     "app/bpe/run_cuts.h",
 ]
 

@@ -28,6 +28,7 @@
 
 #include "engine_batch.h"
 #include "engine_encode.h"
+#include "id_ints.h"
 #include "merge_tables.h"
 #include "stop_strings.h"
 #include "run_cuts.h"
@@ -36,35 +37,6 @@
 static int known_family(int family) {
     if (family >= 0 && family < PRETOK_FAMILIES) return 1;
     PyErr_Format(PyExc_ValueError, "family %d is not one of pretokenize.h's 0..%d", family, PRETOK_FAMILIES - 1);
-    return 0;
-}
-
-/* ---- the ids' ints ----
- * Each id's Python int, made the first time a result holds it and kept for the life of the
- * process, shared by every engine (an int is the same whichever vocabulary gave it): a
- * tokenizer built again, or another one, finds the ints of the earlier ones made. At most
- * one pointer per id of the largest vocabulary built (the upload limit, 300,000 ids by
- * default: 2.4 MB) and one int per id ever given out. Used under the GIL only. */
-static PyObject **id_ints;
-static Py_ssize_t id_ints_n;
-
-/* Room for the ints of ids 0..n-1; -1 with ValueError or MemoryError set. */
-#define SHARED_IDS ((Py_ssize_t)1 << 23) /* 64 MB of pointers at most; the largest vocabularies have ~1M ids */
-
-static int ints_cover(Py_ssize_t n) {
-    if (n <= id_ints_n) return 0;
-    if (n > SHARED_IDS) {
-        PyErr_Format(PyExc_ValueError, "ids must stay below %zd (tokens plus id_offset: %zd)", SHARED_IDS, n);
-        return -1;
-    }
-    PyObject **bigger = PyMem_Realloc(id_ints, (size_t)n * sizeof *bigger);
-    if (!bigger) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    memset(bigger + id_ints_n, 0, (size_t)(n - id_ints_n) * sizeof *bigger);
-    id_ints = bigger;
-    id_ints_n = n;
     return 0;
 }
 
@@ -127,25 +99,6 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
 fail:
     Py_DECREF(self); /* its dealloc frees what was built */
     return NULL;
-}
-
-/* A list of the ids v[0..n) (each rank + id_offset, all below the engine's ints_cover), from
- * the shared ints, each made when a result first holds it (a text's ints then sit together; a
- * build makes none of its 200,000). */
-static PyObject *id_list(const int32_t *v, size_t n) {
-    PyObject *list = PyList_New((Py_ssize_t)n);
-    if (!list) return NULL;
-    for (size_t i = 0; i < n; i++) {
-        PyObject **slot = &id_ints[v[i]], *id = *slot;
-        if (!id && !(id = *slot = PyLong_FromSsize_t(v[i]))) {
-            Py_DECREF(list); /* its unset items are NULL */
-            return NULL;
-        }
-        Py_INCREF(id);
-        PyList_SET_ITEM(list, (Py_ssize_t)i, id);
-    }
-    PyObject_GC_UnTrack(list); /* ints only: no cycle to find, and the collector would read every one */
-    return list;
 }
 
 /* The engine's methods: one text, a list of them (`batch`) or one text in pieces (`cuts`,
