@@ -1,10 +1,12 @@
 """bench/bench_engine.py's exactness column, with stand-in engines (no timings, no real
 tokenizer): a peer that differs is reported per mode and is never the best peer; a
-difference of ours is a bug the script lists; a run that raises is reported, not timed."""
+difference of ours is a bug the script lists; a run that raises is reported, not timed; each
+run's engine is built once the last run's is let go (ours would share it, cache and all)."""
 
 from __future__ import annotations
 
 import sys
+import weakref
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -103,3 +105,17 @@ def test_a_peer_that_ran_threads_in_a_one_thread_mode_is_compared_per_core_and_s
     best_peer = next(line for line in out.splitlines() if "ours x best peer" in line).split()
     assert best_peer[4:7] == ["1.60x", "2.00x", "2.00x"]  # 80 / (100 / 2 cores), 80 / 40, 80 / 40
     assert {row["cores"] for row in rows if row["engine"] == "threaded" and row["mode"] == "1 text"} == {2.0}
+
+
+def test_each_run_builds_its_engine_after_the_last_run_let_go_of_its_own():
+    built: list[weakref.ref] = []
+
+    def build() -> engines.Runner:
+        assert all(ref() is None for ref in built), "the last run's engine is still held"
+        runner = engines.one_by_one(ids_of)
+        built.append(weakref.ref(runner))
+        return runner
+
+    text = "word " * 500
+    results, speeds = bench_engine.run_engine(engines.Engine("ours", "ours", build), text, texts.documents(text), 2)
+    assert len(built) == 6 and results["1 text"] == ids_of(text) and set(speeds) == set(bench_engine.MODES)
