@@ -1,7 +1,8 @@
-"""`encode_batch` gives `encode` of each text for every built-in tokenizer (special-token strings as
-text and allowed, a text long enough for Llama to cut into runs, text that NFC
-rewrites), and the backends on the C engine (which also take lone surrogates, as tiktoken does) answer a batch of plain texts in one engine call (which
-lets go of the GIL), falling back to one text at a time where a text holds a special token."""
+"""`encode_batch` gives `encode` of each text for every built-in tokenizer (special-token strings
+as text and allowed, a text long enough for Llama to cut into runs, text that NFC rewrites).
+The backends on the C engine (which also take lone surrogates, as tiktoken does) answer a batch
+of plain texts in one engine call, which lets go of the GIL, and encode a text holding a special
+token on its own."""
 
 from __future__ import annotations
 
