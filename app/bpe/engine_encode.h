@@ -1,11 +1,12 @@
 /* The engine's encoding of UTF-8 bytes into ranks, without the GIL: cut into the pattern's
- * chunks (pretokenize.h; ASCII windows by split_blocks.h), each chunk looked up whole among the tokens (token_lookup.h) or
- * else found in the thread's chunk cache (chunk_cache.h) or merged: a chunk of up to
- * BYTES_MERGE_MAX bytes by merge_by_bytes (from its characters where char_atoms.h allows,
- * else its bytes; a pair's rank is the rank of its bytes, in the
- * small tables of the short tokens and the filter of the long ones, which stay in cache), a
- * longer one by merge.h's BPE over the table of every split of a token into two. Both are
- * tiktoken's rule (the adjacent pair whose concatenation has the lowest rank, leftmost first).
+ * chunks (pretokenize.h; ASCII windows by split_blocks.h), each chunk looked up whole among
+ * the tokens (token_lookup.h) or else found in the thread's chunk cache (chunk_cache.h) or
+ * merged by tiktoken's rule (the adjacent pair whose concatenation has the lowest rank,
+ * leftmost first), a pair's rank being the rank of its bytes (in the small tables of the short
+ * tokens and the filter of the long ones, which stay in cache, then the lookup): a chunk of up
+ * to BYTES_MERGE_MAX bytes by merge_by_bytes (from its characters where char_atoms.h allows,
+ * else its bytes), a longer one on merge.h's heap (merge_long_bytes). Hugging Face's rule
+ * (`whole_ok`) merges with merge.h's loops over its table of listed merges.
  * No Python objects (Py_ssize_t aside); included by _engine.c only.
  *
  * Left out: anything Python (the caller holds the texts and builds the lists).
@@ -115,6 +116,58 @@ static Py_ssize_t merge_by_bytes(const Core *c, const unsigned char *p, size_t n
     return (Py_ssize_t)m;
 }
 
+/* A chunk too long for merge_by_bytes, merged by the same rule on merge.h's heap: the pieces
+ * a linked list over byte positions (piece i is p[i .. next[i]), its rank ids[i]), each pair's
+ * rank the rank of its bytes, as in merge_by_bytes (so no table of every split of a token into
+ * two is needed). A heap entry (rank << 32 | i) is stale once pair[i], the rank of the pair
+ * starting at i now, differs: equal ranks are the same bytes, so the same merge. The ids go to
+ * ids[0..) (room for n; 2 <= n < INT32_MAX); returns their number, -1 when out of memory. */
+static inline int32_t span_rank(const Core *c, const unsigned char *p, size_t start, size_t end, size_t avail) {
+    return end - start > c->lookup.longest ? NO_MERGE : piece_rank(c, p, start, end, avail);
+}
+
+static Py_ssize_t merge_long_bytes(const Core *c, const unsigned char *p, size_t n, size_t avail, int32_t *ids) {
+    int32_t *next = malloc(sizeof *next * n), *prev = malloc(sizeof *prev * n), *pair = malloc(sizeof *pair * n);
+    uint64_t *heap = malloc(sizeof *heap * 3 * n); /* n - 1 pairs + 2 per merge */
+    size_t heap_n = 0;
+    Py_ssize_t out = -1;
+    if (!next || !prev || !pair || !heap) goto done;
+    for (size_t i = 0; i < n; i++) {
+        next[i] = (int32_t)i + 1;
+        prev[i] = (int32_t)i - 1;
+        ids[i] = c->table.byte_ids[p[i]];
+        pair[i] = i + 1 < n ? span_rank(c, p, i, i + 2, avail) : NO_MERGE;
+        if (pair[i] != NO_MERGE) heap[heap_n++] = (uint64_t)pair[i] << 32 | i;
+    }
+    heap_make(heap, heap_n);
+    while (heap_n > 0) {
+        uint64_t top = heap_take(heap, &heap_n);
+        int32_t rank = (int32_t)(top >> 32), i = (int32_t)(uint32_t)top;
+        if (ids[i] < 0 || pair[i] != rank) continue;
+        int32_t k = next[next[i]]; /* the merged piece's right neighbour, or n */
+        ids[next[i]] = -1;
+        ids[i] = rank;
+        next[i] = k;
+        pair[i] = NO_MERGE;
+        if (k != (int32_t)n) {
+            prev[k] = i;
+            if ((pair[i] = span_rank(c, p, (size_t)i, (size_t)next[k], avail)) != NO_MERGE)
+                heap_add(heap, &heap_n, (uint64_t)pair[i] << 32 | (uint32_t)i);
+        }
+        int32_t h = prev[i];
+        if (h >= 0 && (pair[h] = span_rank(c, p, (size_t)h, (size_t)k, avail)) != NO_MERGE)
+            heap_add(heap, &heap_n, (uint64_t)pair[h] << 32 | (uint32_t)h);
+    }
+    out = 0;
+    for (int32_t i = 0; i != (int32_t)n; i = next[i]) ids[out++] = ids[i];
+done:
+    free(next);
+    free(prev);
+    free(pair);
+    free(heap);
+    return out;
+}
+
 static inline void prefetch_lookup(const Core *c, size_t len, Key k) {
     __builtin_prefetch(&c->lookup.slots[k.hash >> (64 - c->lookup.bits)]);
     if (len > SHORT_TOKEN) __builtin_prefetch(&c->long_filter.words[k.hash >> c->long_filter.shift]);
@@ -166,11 +219,12 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
         scratch->n = 0;
         if (ids_reserve(scratch, len) < 0) return ENC_NO_MEMORY;
         Py_ssize_t merged;
-        if (len <= BYTES_MERGE_MAX && !c->whole_ok) {
-            merged = merge_by_bytes(c, chunk, len, n - (size_t)(chunk - s), scratch->v);
-        } else {
+        if (c->whole_ok) {
             for (size_t k = 0; k < len; k++) scratch->v[k] = c->table.byte_ids[chunk[k]];
             merged = merge_ids(&c->table, scratch->v, (Py_ssize_t)len);
+        } else {
+            merged = (len <= BYTES_MERGE_MAX ? merge_by_bytes : merge_long_bytes)(c, chunk, len, n - (size_t)(chunk - s),
+                                                                                   scratch->v);
         }
         if (merged < 0 || cache_put(cache, chunk, len, h, scratch->v, (size_t)merged) < 0 ||
             emit(c, out, count, scratch->v, (size_t)merged) < 0)

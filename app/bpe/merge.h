@@ -153,6 +153,17 @@ static void heap_sift_down(uint64_t *heap, size_t n, size_t i) {
     heap[i] = e;
 }
 
+static void heap_make(uint64_t *heap, size_t n) {
+    for (size_t i = n / 2; i-- > 0;) heap_sift_down(heap, n, i);
+}
+
+static uint64_t heap_take(uint64_t *heap, size_t *n) {
+    uint64_t top = heap[0];
+    heap[0] = heap[--*n];
+    heap_sift_down(heap, *n, 0);
+    return top;
+}
+
 static void heap_add(uint64_t *heap, size_t *n, uint64_t e) {
     size_t i = (*n)++;
     while (i > 0 && heap[(i - 1) / 2] > e) {
@@ -177,11 +188,9 @@ static Py_ssize_t merge_long(const Table *t, int32_t *ids, Py_ssize_t n) {
         int32_t r = i + 1 < n ? table_get(t, ids[i], ids[i + 1]) : NO_MERGE;
         if (r != NO_MERGE) heap[heap_n++] = (uint64_t)r << 32 | (uint32_t)i;
     }
-    for (size_t i = heap_n / 2; i-- > 0;) heap_sift_down(heap, heap_n, i);
+    heap_make(heap, heap_n);
     while (heap_n > 0) {
-        uint64_t top = heap[0];
-        heap[0] = heap[--heap_n];
-        heap_sift_down(heap, heap_n, 0);
+        uint64_t top = heap_take(heap, &heap_n);
         int32_t rank = (int32_t)(top >> 32), i = (int32_t)(uint32_t)top;
         /* stale unless position i is live and its pair still merges into `rank` */
         if (ids[i] < 0 || next[i] == n || table_get(t, ids[i], ids[next[i]]) != rank) continue;

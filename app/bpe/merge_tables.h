@@ -1,6 +1,7 @@
-/* The engine's merge tables, for its two rules. tiktoken's (merges_init): the adjacent pair
- * whose concatenation has the lowest rank merges first, so the table holds every split of a
- * token into two tokens. Hugging Face BPE's (listed_merges_init): only the listed merges, the one listed
+/* The engine's merge tables, for its two rules. tiktoken's: the adjacent pair whose
+ * concatenation has the lowest rank merges first, so a pair's rank is the rank of its bytes,
+ * which engine_encode.h looks up among the tokens: no table (merges_init sets the single bytes'
+ * ids alone). Hugging Face BPE's (listed_merges_init): only the listed merges, the one listed
  * first merged first (leftmost on ties). With the merge list of a file whose merges make ids in
  * the order they are listed (deepseek_v4's do), "listed first" is "makes the lowest id", so
  * merge.h's loops, which merge the pair of lowest table value, give the library's ids when the
@@ -69,8 +70,8 @@ fail:
     return -1;
 }
 
-/* The merge table of either rule (`listed`: the merge list, or NULL for tiktoken's), with the
- * 256 single bytes' ids. Sets a Python error and returns -1 on failure. */
+/* The 256 single bytes' ids, and for Hugging Face's rule the table of the `listed` merges
+ * (NULL: tiktoken's rule, no table). Sets a Python error and returns -1 on failure. */
 static int merges_init(Table *t, const Lookup *l, Py_ssize_t n_tokens, PyObject *listed) {
     memset(t, 0, sizeof *t);
     for (int b = 0; b < 256; b++) {
@@ -80,20 +81,12 @@ static int merges_init(Table *t, const Lookup *l, Py_ssize_t n_tokens, PyObject 
             return -1;
         }
     }
-    if (table_resize(t, 16) < 0) goto no_memory;
-    if (listed) return listed_merges_init(t, l, n_tokens, listed);
-    for (Py_ssize_t r = 0; r < n_tokens; r++) {
-        const unsigned char *token = l->flat + l->starts[r];
-        size_t len = l->starts[r + 1] - l->starts[r];
-        for (size_t k = 1; k < len; k++) {
-            int32_t left = lookup_rank(l, token, k), right = left < 0 ? -1 : lookup_rank(l, token + k, len - k);
-            if (right >= 0 && table_set(t, left, right, (int32_t)r) < 0) goto no_memory;
-        }
+    if (!listed) return 0;
+    if (table_resize(t, 16) < 0) {
+        PyErr_NoMemory();
+        return -1;
     }
-    return 0;
-no_memory:
-    PyErr_NoMemory();
-    return -1;
+    return listed_merges_init(t, l, n_tokens, listed);
 }
 
 /* ok[r] = 1 when merging the bytes of token r gives r (single bytes always): the tokens a chunk

@@ -1,6 +1,6 @@
 """The C engine's fast paths (issue 25): the merge of an unseen chunk by the rank of its
 pieces' bytes (the short-token table, the byte-pair array, the filter of longer tokens,
-and the pair table for chunks too long for that merge), exact against tiktoken on every
+and the heap over byte positions for chunks too long for that merge), exact against tiktoken on every
 byte value and chunk length; and the tokenizers' one-call path for plain text.
 """
 
@@ -55,6 +55,22 @@ def test_chunks_of_each_length_either_side_of_the_two_merge_loops(pair, length):
     for alphabet in ("abcdefghij", "éèêëàâäôöü", "абвгдежзий", "的一是不了人我在有他", "😀😁😂🙂🙃"):
         text = " " + "".join(rng.choice(alphabet) for _ in range(length))
         assert encoder.encode(text) == reference.encode_ordinary(text), (alphabet, length)
+
+
+def test_long_chunks_of_real_tokens_merge_on_the_heap_as_tiktoken_does(pair):
+    # Chunks over 128 bytes are merged on a heap over byte positions, each pair's rank
+    # looked up by its bytes: runs of one token, of a token's pieces, and long runs whose
+    # pieces grow past the longest token.
+    encoder, reference = pair
+    rng = random.Random(129)
+    texts = ["hello" * 300, "ing" * 500, " " * 2000 + "x", "-" * 1000, "ab" * 700, "=" * 5000, "\n" * 600]
+    texts += ["".join(rng.choice("etaoinshrdlucmfw") for _ in range(rng.randrange(129, 3000))) for _ in range(20)]
+    texts += [
+        "".join(rng.choice(["tion", "ment", "ness", "über", "straße", "東京"]) for _ in range(200)) for _ in range(5)
+    ]
+    for text in texts:
+        assert encoder.encode(text) == reference.encode_ordinary(text), text[:40]
+        assert encoder.count(text) == len(reference.encode_ordinary(text))
 
 
 def test_tokens_that_share_their_first_eight_bytes_and_length_are_told_apart():
