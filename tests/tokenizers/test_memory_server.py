@@ -56,7 +56,7 @@ def test_removing_a_large_added_tokenizer_gives_its_memory_back(server):
     before = rss(pid)
     assert http.post("/api/tokenize", json={"tokenizer": "big", "text": "hello world"}).status_code == 200
     loaded = rss(pid)
-    assert loaded - before > 50 * MB
+    assert loaded - before > 30 * MB  # an o200k_base-sized upload: ~40 MB (the ranks and the engine's tables)
     assert http.delete("/api/tokenizers/big").status_code == 204
     assert http.get("/api/tokenizers").status_code == 200  # the next request sees the folder changed
     held = rss(pid) - before  # what glibc keeps of a worker thread's heap (docs/serving.md, "Scale"): ~30 of ~90 MB
