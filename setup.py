@@ -1,10 +1,12 @@
 """Builds the C extensions (the BPE merge loops, the exact encoder of the tiktoken-style tokenizers
 with its Unicode pretokenizer, the token inspector's merge parents of tiktoken-style ranks, the
-pretokenizer's test binding, and the training's chunk counting); everything else is in pyproject.toml.
+pretokenizer's test binding, the training's chunk counting, and NFC where it can change);
+everything else is in pyproject.toml.
 
 The pretokenizer's Unicode class tables are generated first, from tiktoken's own regex classes
 and from the `regex` module's (app/bpe/unicode_classes.py), into build/generated/: extensions
-that compile app/bpe/pretokenize.c (or pretokenize_regex.c) take `include_dirs=[GENERATED]`."""
+that compile app/bpe/pretokenize.c (or pretokenize_regex.c) take `include_dirs=[GENERATED]`. So
+does app/backends/_nfc.c, for the table of NFC's boundaries (app/backends/nfc_tables.py)."""
 
 import runpy
 from pathlib import Path
@@ -16,6 +18,8 @@ GENERATED = "build/generated"
 CLASSES = runpy.run_path(str(HERE / "app/bpe/unicode_classes.py"))
 for source, header in CLASSES["SOURCES"].items():
     CLASSES["write_header"](HERE / GENERATED / header, source)
+NFC = runpy.run_path(str(HERE / "app/backends/nfc_tables.py"))
+CLASSES["write_if_changed"](HERE / GENERATED / "nfc_boundaries.h", NFC["header"](NFC["boundaries"]()))
 PRETOKENIZE = {
     "include_dirs": [GENERATED],
     "depends": [
@@ -56,6 +60,13 @@ setup(
             depends=PRETOKENIZE["depends"] + ENGINE_HEADERS,
         ),
         Extension("app.inspect._parents", ["app/inspect/_parents.c"], extra_compile_args=["-O2"]),
+        Extension(
+            "app.backends._nfc",
+            ["app/backends/_nfc.c"],
+            extra_compile_args=["-O2"],
+            include_dirs=[GENERATED],
+            depends=["app/backends/nfc_tables.py"],
+        ),
         Extension(
             "app.bpe._pretokenize_check",
             [

@@ -13,9 +13,7 @@ package's `decode` does.
 
 from __future__ import annotations
 
-import unicodedata
-
-from app.backends.nfc import nfc_pieces
+from app.backends.nfc import nfc, nfc_pieces
 from app.backends.tiktoken_backend import TiktokenTokenizer
 from app.tokenizers.tokens import char_ranges
 
@@ -69,26 +67,26 @@ QWEN3_5_SPECIALS = {
 
 class QwenTokenizer(TiktokenTokenizer):
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
-        return super().encode(unicodedata.normalize("NFC", text), allow_special)
+        return super().encode(nfc(text), allow_special)
 
     def count(self, text: str, allow_special: bool = False) -> int:
-        return super().count(unicodedata.normalize("NFC", text), allow_special)
+        return super().count(nfc(text), allow_special)
 
     def encode_batch(self, texts: list[str], allow_special: bool = False) -> list[list[int]]:
-        return super().encode_batch([unicodedata.normalize("NFC", text) for text in texts], allow_special)
+        return super().encode_batch([nfc(text) for text in texts], allow_special)
 
     def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
-        return super().count_batch([unicodedata.normalize("NFC", text) for text in texts], allow_special)
+        return super().count_batch([nfc(text) for text in texts], allow_special)
 
     def encode_with_pieces(self, text: str, allow_special: bool = False) -> tuple[list[int], list[bytes]]:
-        normalized = unicodedata.normalize("NFC", text)
+        normalized = nfc(text)
         ids = super().encode(normalized, allow_special)
         return ids, nfc_pieces(text, normalized, self.token_bytes(ids))
 
     def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
         """The chunks of NFC(text), mapped back to the text as tokens are (a chunk wholly inside
         a rewritten character is left out: it holds none of the user's characters)."""
-        normalized = unicodedata.normalize("NFC", text)
+        normalized = nfc(text)
         found = super().chunks(normalized, allow_special)
         if normalized == text:
             return found

@@ -121,7 +121,13 @@ def source_version(source: str) -> str:
 
 def write_header(path: str | Path, source: str = "tiktoken") -> Path:
     """Writes `source`'s header at `path` unless it already holds the same text (so nothing recompiles)."""
-    path, text = Path(path), header(classes(source), source)
+    return write_if_changed(path, header(classes(source), source))
+
+
+def write_if_changed(path: str | Path, text: str) -> Path:
+    """Writes a generated header unless `path` already holds the same text (setup.py uses it for
+    app/backends/nfc_tables.py's header too)."""
+    path = Path(path)
     if not path.exists() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".tmp")

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-import unicodedata
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -170,6 +169,7 @@ def plan_for(tokenizer: Tokenizer) -> Plan:
 def _build(tokenizer: Tokenizer) -> Plan:
     from app.backends.huggingface_backend import HuggingFaceTokenizer
     from app.backends.llama_backend import LlamaTokenizer
+    from app.backends.nfc import nfc
     from app.backends.qwen_backend import QwenTokenizer
     from app.backends.tekken_backend import TekkenTokenizer
     from app.backends.tiktoken_backend import TiktokenTokenizer
@@ -184,9 +184,7 @@ def _build(tokenizer: Tokenizer) -> Plan:
             tokenizer.special_ids,
         )
         if isinstance(tokenizer, QwenTokenizer):
-            return Plan(
-                plan.vocabulary, plan.split, plan.atomic, normalize=lambda text: unicodedata.normalize("NFC", text)
-            )
+            return Plan(plan.vocabulary, plan.split, plan.atomic, normalize=nfc)
         if isinstance(tokenizer, LlamaTokenizer):
             return Plan(plan.vocabulary, plan.split, plan.atomic, blocks=_llama_blocks)
         return plan
