@@ -26,7 +26,7 @@ import regex
 import tiktoken
 
 from app.bpe import split
-from app.bpe.engine import Encoder
+from app.bpe.engine import Encoder, tokens_by_rank
 from app.errors import InvalidInput
 from app.tokenizers import chunks
 from app.tokenizers.base import Tokenizer
@@ -98,7 +98,7 @@ class TiktokenTokenizer(Tokenizer):
             raise ValueError(f"{spec.file}: ranks are not 0..{len(ranks) - 1}")
         # id -> bytes of the regular tokens: a list lookup per id costs a tenth of tiktoken's
         # decode_single_token_bytes, which copies the bytes anew each time
-        self._pieces: list[bytes] = sorted(ranks, key=ranks.__getitem__)
+        self._pieces: list[bytes] = tokens_by_rank(ranks) or sorted(ranks, key=ranks.__getitem__)
         self._vocab_size = max(len(ranks), max(self._special_tokens.values(), default=0) + 1)
         if spec.explicit_n_vocab is not None and spec.explicit_n_vocab != self._vocab_size:
             raise ValueError(f"{spec.file}: {self._vocab_size} ids, not {spec.explicit_n_vocab}")

@@ -55,13 +55,22 @@ def _without_surrogates(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+def tokens_by_rank(ranks: dict[bytes, int]) -> list[bytes] | None:
+    """The tokens in rank order, or None when the ranks are not 0..n-1. Ranks read from a file
+    in rank order (every shipped one) are in order already: no sort."""
+    if list(ranks.values()) == list(range(len(ranks))):
+        return list(ranks)
+    tokens = sorted(ranks, key=ranks.__getitem__)
+    return tokens if [ranks[token] for token in tokens] == list(range(len(tokens))) else None
+
+
 class Encoder:
     _core: Engine
     _built: _Built
 
     def __init__(self, family: int, ranks: dict[bytes, int], name: str, id_offset: int = 0):
-        tokens = sorted(ranks, key=ranks.__getitem__)
-        if [ranks[token] for token in tokens] != list(range(len(tokens))):
+        tokens = tokens_by_rank(ranks)
+        if tokens is None:
             raise InvalidInput(f"ranks for {name!r} must be 0..n-1; these are not")
         key = (family, id_offset, len(tokens), hash(tuple(tokens)))
         built = _BUILT.get(key)

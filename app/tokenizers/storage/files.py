@@ -11,6 +11,7 @@ tokenizer works.
 from __future__ import annotations
 
 import base64
+import binascii
 import errno
 import gzip
 import hashlib
@@ -73,7 +74,19 @@ def read_verified(name: str, tokenizer_dir: Path | None = None) -> bytes:
 
 
 def parse_tiktoken_ranks(data: bytes, source: str) -> dict[bytes, int]:
-    """A .tiktoken file (one `base64-token rank` per line) as token bytes -> rank."""
+    """A .tiktoken file (one `base64-token rank` per line) as token bytes -> rank.
+
+    First in one pass without a Python loop (o200k_base: ~0.1 s where the loop takes ~0.4):
+    strict base64 accepts only what `b64decode(validate=True)` accepts, and decodes it the
+    same. Any line that pass refuses (blank, badly padded, not two fields) sends the whole
+    file through the loop, which keeps the loop's answer and names the line at fault."""
+    try:
+        return {
+            binascii.a2b_base64(token, strict_mode=True): int(rank)
+            for token, rank in map(bytes.split, data.splitlines())
+        }
+    except ValueError:  # binascii.Error is one
+        pass
     ranks = {}
     for number, line in enumerate(data.splitlines(), start=1):
         if not line:
