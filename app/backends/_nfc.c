@@ -26,6 +26,25 @@ static inline int is_boundary(Py_UCS4 c) {
     return (int)(nfc_stage2[word] >> (c & 63) & 1);
 }
 
+#define ALL_BOUNDARIES_BELOW 0x300 /* U+0000..U+02FF: checked at import (PyInit__nfc) */
+
+/* The first character at or after i that is not a boundary, or n. */
+static Py_ssize_t next_joiner(int kind, const void *data, Py_ssize_t i, Py_ssize_t n) {
+    if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *s = data;
+        for (; i < n; i++)
+            if (s[i] >= ALL_BOUNDARIES_BELOW && !is_boundary(s[i])) return i;
+        return n;
+    }
+    if (kind == PyUnicode_4BYTE_KIND) {
+        const Py_UCS4 *s = data;
+        for (; i < n; i++)
+            if (s[i] >= ALL_BOUNDARIES_BELOW && !is_boundary(s[i])) return i;
+        return n;
+    }
+    return n; /* Latin-1: every character a boundary */
+}
+
 /* Appends text[start:end) to parts; -1 with a Python error set on failure. */
 static int append_slice(PyObject *parts, PyObject *text, Py_ssize_t start, Py_ssize_t end) {
     if (start == end) return 0;
@@ -49,11 +68,7 @@ static PyObject *nfc(PyObject *module, PyObject *text) {
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), done = 0; /* text[0:done) is in parts */
     PyObject *parts = NULL;                             /* made at the first piece that changes */
-    for (Py_ssize_t i = 0; i < n;) {
-        if (is_boundary(PyUnicode_READ(kind, data, i))) {
-            i++;
-            continue;
-        }
+    for (Py_ssize_t i = next_joiner(kind, data, 0, n); i < n; i = next_joiner(kind, data, i, n)) {
         Py_ssize_t start = i > done ? i - 1 : done, end = i + 1; /* the boundary before the run */
         for (;;) {
             while (end < n && !is_boundary(PyUnicode_READ(kind, data, end))) end++;
@@ -98,6 +113,11 @@ PyMODINIT_FUNC PyInit__nfc(void) {
     normalize_fn = PyObject_GetAttrString(unicodedata, "normalize");
     Py_DECREF(unicodedata);
     if (!normalize_fn || !(nfc_form = PyUnicode_FromString("NFC"))) return NULL;
+    for (Py_UCS4 c = 0; c < ALL_BOUNDARIES_BELOW; c++)
+        if (!is_boundary(c)) {
+            PyErr_Format(PyExc_ImportError, "U+%04X is no NFC boundary in this Unicode data: _nfc.c assumes it is", c);
+            return NULL;
+        }
     PyObject *m = PyModule_Create(&module);
     if (m && PyModule_AddStringConstant(m, "UNIDATA_VERSION", NFC_UNIDATA_VERSION) < 0) Py_CLEAR(m);
     return m;
