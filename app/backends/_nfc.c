@@ -105,7 +105,8 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_nfc", "NFC where it can change.", -1, methods};
+static struct PyModuleDef module = {
+    .m_base = PyModuleDef_HEAD_INIT, .m_name = "_nfc", .m_doc = "NFC where it can change.", .m_size = -1, .m_methods = methods};
 
 PyMODINIT_FUNC PyInit__nfc(void) {
     PyObject *unicodedata = PyImport_ImportModule("unicodedata");
