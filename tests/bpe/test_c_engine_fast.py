@@ -57,6 +57,21 @@ def test_chunks_of_each_length_either_side_of_the_two_merge_loops(pair, length):
         assert encoder.encode(text) == reference.encode_ordinary(text), (alphabet, length)
 
 
+def test_long_chunks_repeated_come_from_the_chunk_cache_with_tiktokens_ids(pair):
+    # Chunks of up to 256 bytes are cached (chunk_cache.h): a table's ruled lines, an emoji
+    # run. The second and third time a chunk comes, its ids are the cache's.
+    encoder, reference = pair
+    rng = random.Random(256)
+    chunks = ["├" + "─" * 78 + "┼" + "─" * 20, "━" * 85, " " + "🚨" * 48, "#" + "-" * 254, "=" * 257]
+    chunks += ["".join(rng.choice("├─┼│━") for _ in range(n)) for n in (22, 43, 64, 85, 86, 90)]
+    chunks += [" " + "".join(rng.choice("😀😁😂🙂🙃") for _ in range(n)) for n in (16, 40, 63, 64, 70)]
+    for chunk in chunks:
+        text = f"{chunk}\n{chunk} x{chunk}\n"
+        assert encoder.encode(text) == reference.encode_ordinary(text), chunk[:20]
+        assert encoder.encode(chunk) == reference.encode_ordinary(chunk), chunk[:20]
+        assert encoder.count(text) == len(reference.encode_ordinary(text))
+
+
 def test_long_chunks_of_real_tokens_merge_on_the_heap_as_tiktoken_does(pair):
     # Chunks over 128 bytes are merged on a heap over byte positions, each pair's rank
     # looked up by its bytes: runs of one token, of a token's pieces, and long runs whose
