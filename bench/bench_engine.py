@@ -5,9 +5,9 @@ reference library) and the peers, on texts we did not write (bench/texts.py).
 
 For each encoding (bench/engines.py) and each text class: MB/s of UTF-8 input as one text
 ("1 text", 5 MB; 1 MB with --quick), as ~1 KB documents cut at whitespace on one thread
-("1KB x1"), and on two ("1KB x2": two threads of a pool that lives through the run, over
-halves: our `encode_batch`/`count_batch` of each half, a call a document for libraries without
-a batch API, else the library's own batch call). Every timed run builds its engine fresh, once
+("1KB x1"), and on two ("1KB x2": over halves, the calling thread's and a pool thread's that
+lives through the run: our `encode_batch`/`count_batch` of each half, a call a document for
+libraries without a batch API, else the library's own batch call). Every timed run builds its engine fresh, once
 the last run's is let go (our tokenizers share a built engine while one of them holds it);
 the best of --repeat runs is kept (each engine encodes engines.WARM_UP once before the clock
 starts: some set up lazily on their first merge; then a full garbage collection, so that the
