@@ -119,13 +119,17 @@ static PyObject *engine_run(Engine *self, PyObject *arg, PyObject *cuts, int bat
     if (run_batch(&self->core, &b, count_only ? NULL : &out, ends, counts) != ENC_OK) goto done;
     if (!batch) { /* one list or count for the text, whatever pieces it was cut into */
         for (Py_ssize_t t = 0; count_only && t < b.n; t++) total += counts[t];
-        result = count_only ? PyLong_FromSize_t(total) : id_list(out.v, out.n);
+        if (count_only) result = PyLong_FromSize_t(total);
+        else if (id_lists(out.v, &out.n, 1, batch_releases(&b), &result) < 0) result = NULL;
         goto done;
     }
     if (!(result = PyList_New(b.n))) goto done;
+    if (!count_only) { /* the lists straight into the result's items, which start NULL */
+        if (id_lists(out.v, ends, b.n, batch_releases(&b), ((PyListObject *)result)->ob_item) < 0) Py_CLEAR(result);
+        goto done;
+    }
     for (Py_ssize_t t = 0; t < b.n; t++) {
-        size_t start = t && !count_only ? ends[t - 1] : 0;
-        PyObject *item = count_only ? PyLong_FromSize_t(counts[t]) : id_list(out.v + start, ends[t] - start);
+        PyObject *item = PyLong_FromSize_t(counts[t]);
         if (!item) {
             Py_CLEAR(result);
             goto done;

@@ -122,11 +122,13 @@ static void set_error(int status) {
  * prose made two threads slower, for 1 KB of translations 1.6-1.8x faster than one). */
 #define NOGIL_BYTES 4096
 #define NOGIL_WIDE_BYTES 256
+static int batch_releases(const Batch *b) { return b->total >= NOGIL_BYTES || b->wide >= NOGIL_WIDE_BYTES; }
+
 static int run_batch(const Core *core, const Batch *b, Ids *out, size_t *ends, size_t *counts) {
     Ids scratch = {NULL, 0, 0};
     ChunkCache spare = {0}; /* when this thread's caches cannot be had */
     int status = ENC_OK;
-    PyThreadState *saved = b->total >= NOGIL_BYTES || b->wide >= NOGIL_WIDE_BYTES ? PyEval_SaveThread() : NULL;
+    PyThreadState *saved = batch_releases(b) ? PyEval_SaveThread() : NULL;
     ChunkCache *cache = thread_cache(core->serial);
     if (!cache) cache = &spare;
     if (out && ids_reserve(out, b->total / 4 + 16) < 0) status = ENC_NO_MEMORY;

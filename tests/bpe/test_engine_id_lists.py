@@ -1,0 +1,68 @@
+"""The engine's lists of ids when a batch lets the GIL go (app/bpe/id_ints.h): made with the
+GIL, filled without it from the ints already made, the ints not made yet made with it
+again, while other threads encode, make ints of their own and outgrow the table of ints."""
+
+from __future__ import annotations
+
+import threading
+
+from app.bpe._engine import Engine
+from app.bpe.engine import family_of
+from app.tokenizers.openai_encodings import O200K_PATTERN
+from tests.reference import tiktoken_reference
+
+WORDS = "the engine fills lists of ids without the lock über straße 東京 Москва 😀".split()
+
+
+def _documents(count: int, seed: int) -> list[str]:
+    """`count` texts of ~1 KB, enough for a batch to let the GIL go (4 KB)."""
+    return [
+        " ".join(WORDS[(seed + d * 7 + w * w) % len(WORDS)] + str((d * w) % 97) for w in range(150))
+        for d in range(count)
+    ]
+
+
+def test_ids_never_handed_out_before_are_made_after_the_fill():
+    # An id_offset no engine has used: none of the batch's ints exist, every item of every
+    # list is made after the fill without the GIL.
+    reference = tiktoken_reference("o200k_base")
+    tokens = sorted(reference._mergeable_ranks, key=reference._mergeable_ranks.__getitem__)
+    engine = Engine(family_of(O200K_PATTERN), tokens, 300_000)
+    texts = _documents(40, 1)
+    expected = [[i + 300_000 for i in reference.encode_ordinary(text)] for text in texts]
+    assert engine.encode_batch(texts) == expected
+    assert engine.encode_batch(texts) == expected  # now from the ints made the first time
+    assert engine.encode("".join(texts)) == [i + 300_000 for i in reference.encode_ordinary("".join(texts))]
+
+
+def test_lists_fill_while_other_threads_make_ints_and_outgrow_their_table():
+    # (The tables of ints are never freed: the offsets here stay small, ~16 MB at most.)
+    reference = tiktoken_reference("o200k_base")
+    tokens = sorted(reference._mergeable_ranks, key=reference._mergeable_ranks.__getitem__)
+    family = family_of(O200K_PATTERN)
+    texts = _documents(60, 2)
+    expected = [reference.encode_ordinary(text) for text in texts]
+    failures: list[str] = []
+    start = threading.Barrier(3)
+
+    def encode(offset: int) -> None:
+        engine = Engine(family, tokens, offset)
+        start.wait()
+        for _ in range(8):
+            if engine.encode_batch(texts) != [[i + offset for i in ids] for ids in expected]:
+                failures.append(f"offset {offset}")
+
+    def outgrow() -> None:
+        start.wait()
+        for offset in (960_000, 1_180_000):  # past the table (a new one, twice as big), then in it
+            engine = Engine(family, tokens, offset)
+            if engine.encode(texts[0]) != [i + offset for i in expected[0]]:
+                failures.append(f"grown to {offset}")
+
+    threads = [threading.Thread(target=encode, args=(offset,)) for offset in (520_000, 740_000)]
+    threads.append(threading.Thread(target=outgrow))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
