@@ -11,7 +11,22 @@ from app.bpe.engine import family_of
 from app.tokenizers.openai_encodings import O200K_PATTERN
 from tests.reference import tiktoken_reference
 
-WORDS = "the engine fills lists of ids without the lock über straße 東京 Москва 😀".split()
+WORDS = [
+    "the",
+    "engine",
+    "fills",
+    "lists",
+    "of",
+    "ids",
+    "without",
+    "the",
+    "lock",
+    "über",
+    "straße",
+    "東京",
+    "Москва",
+    "😀",
+]
 
 
 def _documents(count: int, seed: int) -> list[str]:
