@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from typing import TypeVar
 
 import tokenizers
 from app.backends import huggingface_chunks, huggingface_cuts
@@ -48,6 +49,9 @@ __all__ = ["MAX_JSON_BYTES", "HuggingFaceTokenizer", "text_pieces", "unbyte"]
 
 MAX_JSON_BYTES = 64 << 20  # the largest tokenizer.json files in use are ~20 MB
 COUNT_BATCH_CHARS = 1 << 20  # count_batch hands the library texts in batches of about this many characters
+
+
+T = TypeVar("T")
 
 
 class HuggingFaceTokenizer(Tokenizer):
@@ -153,13 +157,30 @@ class HuggingFaceTokenizer(Tokenizer):
         `_library_counts`."""
         if self._engine is None:
             return self._library_counts(texts, allow_special)
+        return self._engine_first(
+            texts, self._engine.count_batch, lambda rest: self._library_counts(rest, allow_special)
+        )
+
+    def encode_batch(self, texts: list[str], allow_special: bool = False) -> list[list[int]]:
+        """As `count_batch`: the texts our C engine takes in one call without the GIL, the rest
+        through the library one by one."""
+        if self._engine is None:
+            return super().encode_batch(texts, allow_special)
+        return self._engine_first(
+            texts, self._engine.encode_batch, lambda rest: [self._encode(text, allow_special).ids for text in rest]
+        )
+
+    def _engine_first(
+        self, texts: list[str], engine: Callable[[list[str]], list[T]], library: Callable[[list[str]], list[T]]
+    ) -> list[T]:
+        """`engine` of the texts the C engine takes and `library` of the others, in the texts' order."""
+        assert self._engine is not None
         held = self._engine.held(texts)
         taken = [n for n in range(len(texts)) if n not in held]
-        counted = self._engine.count_batch([texts[n] for n in taken]) if taken else []
-        counts = dict(zip(taken, counted, strict=True))
+        results = dict(zip(taken, engine([texts[n] for n in taken]) if taken else [], strict=True))
         rest = sorted(held)
-        counts |= dict(zip(rest, self._library_counts([texts[n] for n in rest], allow_special), strict=True))
-        return [counts[n] for n in range(len(texts))]
+        results |= dict(zip(rest, library([texts[n] for n in rest]) if rest else [], strict=True))
+        return [results[n] for n in range(len(texts))]
 
     def _library_counts(self, texts: list[str], allow_special: bool) -> list[int]:
         """For a file with DeepSeek's rules, each text in pieces (`huggingface_cuts`) and its ASCII pieces

@@ -77,6 +77,10 @@ class ListedMergesEngine:
         """The library's ids of a text `takes` accepts."""
         return self._engine.encode(text)
 
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        """The library's ids of texts none of which `held` names, in one call without the GIL."""
+        return self._engine.encode_batch(texts)
+
     def count_batch(self, texts: list[str]) -> list[int]:
         """The library's counts of texts none of which `held` names."""
         return self._engine.count_batch(texts)

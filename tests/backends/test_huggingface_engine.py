@@ -46,6 +46,7 @@ def test_real_text_in_every_script_gets_the_librarys_ids_and_counts(deepseek):
         assert deepseek.encode(text) == expected
         assert deepseek.count(text) == len(expected)
     assert deepseek.count_batch(texts) == [len(library_ids(text)) for text in texts]
+    assert deepseek.encode_batch(texts) == [library_ids(text) for text in texts]
 
 
 @settings(max_examples=300, deadline=None)
@@ -62,6 +63,11 @@ def test_a_text_with_an_added_tokens_string_is_left_to_the_library(deepseek, all
     expected = huggingface_reference(allow_special=allow_special).encode(text, add_special_tokens=False).ids
     assert deepseek.encode(text, allow_special) == expected
     assert deepseek.count_batch(["plain text", text], allow_special) == [len(library_ids("plain text")), len(expected)]
+    batch = [text, "plain text", MULTILINGUAL, text + " again"]
+    library = huggingface_reference(allow_special=allow_special)
+    assert deepseek.encode_batch(batch, allow_special) == [
+        library.encode(one, add_special_tokens=False).ids for one in batch
+    ]
 
 
 def test_a_lone_surrogate_is_refused_as_before(deepseek):
@@ -71,6 +77,8 @@ def test_a_lone_surrogate_is_refused_as_before(deepseek):
         deepseek.encode("a\ud800b")
     with pytest.raises(InvalidInput):
         deepseek.count_batch(["plain", "a\ud800b", "<think>"])
+    with pytest.raises(InvalidInput):
+        deepseek.encode_batch(["plain", "a\ud800b", "<think>"])
     engine = ListedMergesEngine.for_library(huggingface_reference())
     assert engine is not None and engine.held(["plain", "a\ud800b", "<think>", "x"]) == {1, 2}
 
