@@ -16,8 +16,9 @@
  *
  * How: each str's UTF-8 (engine_batch.h; a lone surrogate raises UnicodeEncodeError, and the
  * Python side replaces it as tiktoken does), then without the GIL engine_encode.h's encode_bytes
- * into an int32 buffer (a count just counts), then with it the list, from the shared ints. The
- * Engine never changes once built, so any number of threads can use it at once.
+ * into an int32 buffer (a count just counts), then the lists from the shared ints (id_ints.h:
+ * made with the GIL, filled without it for a batch large enough to let it go). The Engine
+ * never changes once built, so any number of threads can use it at once.
  *
  * Left out: special tokens (the caller cuts the text around them) and decoding.
  */
