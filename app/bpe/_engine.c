@@ -91,10 +91,11 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     }
     if (short_init(&self->core.short_tokens, &self->core.lookup, (size_t)n_tokens) < 0 ||
         filter_init(&self->core.long_filter, &self->core.lookup, (size_t)n_tokens) < 0 ||
-        (merges == Py_None && atoms_init(&self->core.atoms, &self->core.lookup, (size_t)n_tokens) < 0)) {
+        atoms_init(&self->core.atoms, &self->core.lookup, (size_t)n_tokens) < 0) {
         PyErr_NoMemory();
         goto fail;
     }
+    if (merges != Py_None) atoms_listed(&self->core.atoms, &self->core.table);
     if (ints_cover(n_tokens + id_offset) < 0) goto fail;
     return (PyObject *)self;
 fail:

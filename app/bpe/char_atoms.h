@@ -30,8 +30,8 @@
  * tests/bpe/test_char_atoms.py checks the ids against tiktoken's on every character pair.
  *
  * Left out: four-byte characters (rare in text; their bytes merge as before), pairs of an
- * ASCII byte and another (a character's atom is worth more), and Hugging
- * Face's rule (whole_ok engines never come here). Included by engine_encode.h only.
+ * ASCII byte and another (a character's atom is worth more). Hugging Face's rule takes the
+ * atoms that merge_tables.h's atoms_listed keeps. Included by engine_encode.h only.
  */
 #ifndef TOKENPRISM_CHAR_ATOMS_H
 #define TOKENPRISM_CHAR_ATOMS_H

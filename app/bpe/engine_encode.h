@@ -6,7 +6,8 @@
  * tokens and the filter of the long ones, which stay in cache, then the lookup): a chunk of up
  * to BYTES_MERGE_MAX bytes by merge_by_bytes (from its characters where char_atoms.h allows,
  * else its bytes), a longer one on merge.h's heap (merge_long_bytes). Hugging Face's rule
- * (`whole_ok`) merges with merge.h's loops over its table of listed merges.
+ * (`whole_ok`) merges with merge.h's loops over its table of listed merges, from the same
+ * atoms (merge_tables.h's atoms_listed keeps those that hold for it).
  * No Python objects (Py_ssize_t aside); included by _engine.c only.
  *
  * Left out: anything Python (the caller holds the texts and builds the lists).
@@ -217,11 +218,11 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
         }
         if (len >= INT32_MAX) return ENC_TOO_LONG;
         scratch->n = 0;
-        if (ids_reserve(scratch, len) < 0) return ENC_NO_MEMORY;
+        if (ids_reserve(scratch, len + len / 4 + 2) < 0) return ENC_NO_MEMORY; /* ids, then room for len + 1 starts */
         Py_ssize_t merged;
-        if (c->whole_ok) {
-            for (size_t k = 0; k < len; k++) scratch->v[k] = c->table.byte_ids[chunk[k]];
-            merged = merge_ids(&c->table, scratch->v, (Py_ssize_t)len);
+        if (c->whole_ok) { /* atoms_split's starts (uint8_t, wrapping past 255 bytes) are not read here */
+            size_t m = atoms_split(&c->atoms, c->table.byte_ids, chunk, len, scratch->v, (uint8_t *)(scratch->v + len));
+            merged = merge_ids(&c->table, scratch->v, (Py_ssize_t)m);
         } else {
             merged = (len <= BYTES_MERGE_MAX ? merge_by_bytes : merge_long_bytes)(c, chunk, len, n - (size_t)(chunk - s),
                                                                                    scratch->v);

@@ -10,6 +10,10 @@
  * listed is not merged, and a chunk that spells a token is that token only when merging its
  * own bytes gives it (`whole_ok`). Included by _engine.c only.
  *
+ * char_atoms.h's atoms serve this rule too, once atoms_listed has kept those whose own bytes
+ * merge by the listed merges into their token, no merge on the way making a higher id than
+ * the bound char_atoms.h proved them for.
+ *
  * Left out: merge lists whose made ids are not increasing (refused; the library must encode).
  */
 #ifndef TOKENPRISM_MERGE_TABLES_H
@@ -19,6 +23,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "char_atoms.h"
 #include "merge.h"
 #include "token_lookup.h"
 
@@ -113,6 +118,63 @@ static uint8_t *whole_tokens(const Table *t, const Lookup *l, Py_ssize_t n_token
     }
     free(ids);
     return ok;
+}
+
+/* The id that merging b[0..n) (n <= 3) by the listed merges gives, -1 when it stays more than
+ * one piece; *highest is the highest id a merge on the way made. */
+static int32_t listed_merge_small(const Table *t, const unsigned char *b, size_t n, int32_t *highest) {
+    int32_t ids[3];
+    for (size_t k = 0; k < n; k++) ids[k] = t->byte_ids[b[k]];
+    *highest = -1;
+    while (n > 1) {
+        size_t at = 0;
+        int32_t lowest = NO_MERGE;
+        for (size_t k = 0; k + 1 < n; k++) {
+            int32_t made = table_get(t, ids[k], ids[k + 1]);
+            if (made < lowest) lowest = made, at = k;
+        }
+        if (lowest == NO_MERGE) return -1;
+        *highest = lowest > *highest ? lowest : *highest;
+        ids[at] = lowest;
+        for (size_t k = at + 1; k + 1 < n; k++) ids[k] = ids[k + 1];
+        n--;
+    }
+    return ids[0];
+}
+
+static void atom_listed(AtomInfo *info, const Table *t, const unsigned char *b, size_t n) {
+    int32_t highest;
+    if (info->rank >= 0 &&
+        (listed_merge_small(t, b, n, &highest) != info->rank || (uint32_t)highest > (info->bound & ATOM_RANK_BITS)))
+        info->rank = -1;
+}
+
+/* char_atoms.h's argument holds for Hugging Face's rule with the listed merges' made ids as
+ * ranks: a merge across the atom's edge makes a token holding part of it and a byte outside,
+ * whose id is its rank, and atoms_init bounded every such token's id from below. What differs
+ * is how the atom's own bytes merge: here only by listed merges. So an atom stays one when
+ * those merges make its token, none making an id above its bound I; the rest never start
+ * whole. */
+static void atoms_listed(Atoms *a, const Table *t) {
+    for (uint32_t cp = 0x80; cp < 65536; cp++) {
+        unsigned char b[3];
+        if (cp < 0x800) {
+            b[0] = (unsigned char)(0xC0 | cp >> 6), b[1] = (unsigned char)(0x80 | (cp & 63));
+            atom_listed(&a->chars[cp], t, b, 2);
+            continue;
+        }
+        b[0] = (unsigned char)(0xE0 | cp >> 12), b[1] = (unsigned char)(0x80 | ((cp >> 6) & 63));
+        b[2] = (unsigned char)(0x80 | (cp & 63));
+        atom_listed(&a->chars[cp], t, b, 3);
+    }
+    for (uint32_t k = 0; k < 1024; k++) {
+        unsigned char b[2] = {(unsigned char)(0xE0 | k >> 6), (unsigned char)(0x80 | (k & 63))};
+        atom_listed(&a->heads[k], t, b, 2);
+    }
+    for (uint32_t k = 0; k < 16384; k++) {
+        unsigned char b[2] = {(unsigned char)(k >> 7), (unsigned char)(k & 127)};
+        atom_listed(&a->ascii[k], t, b, 2);
+    }
 }
 
 #endif
