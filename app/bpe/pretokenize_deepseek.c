@@ -52,33 +52,26 @@ static int in_cjk(unsigned long cp) {
     return (cp >= 0x4E00 && cp <= 0x9FA5) || (cp >= 0x3040 && cp <= 0x309F) || (cp >= 0x30A0 && cp <= 0x30FF);
 }
 
+/* A class's kind outside the CJK ranges (a digit ends the piece). */
+static const unsigned char KIND_OF[PT_NEWLINE + 1] = {
+    [PT_OTHER] = K_OTHER, [PT_LU] = K_LETTER, [PT_LL] = K_LETTER, [PT_LT] = K_LETTER,  [PT_LM] = K_LETTER,
+    [PT_LO] = K_LETTER,   [PT_MARK] = K_MARK, [PT_NUMBER] = K_END, [PT_PUNCT] = K_PUNCT, [PT_SPACE] = K_SPACE,
+    [PT_NEWLINE] = K_NEWLINE};
+
 /* What split 3 sees at s[i] in a piece that is (cjk) or is not a CJK run: K_END past the
  * piece (a digit, the other side of the CJK ranges, or the text's end). */
-static unsigned kind_at(const unsigned char *s, size_t i, size_t n, int cjk, size_t *next) {
+static inline unsigned kind_at(const unsigned char *s, size_t i, size_t n, int cjk, size_t *next) {
     if (i >= n) {
         *next = n;
         return K_END;
     }
-    unsigned long cp = s[i] < 0x80 ? (*next = i + 1, s[i]) : decode(s, i, n, next);
-    unsigned cls = raw_class(cp);
-    if (cls == PT_NUMBER || in_cjk(cp) != cjk) return K_END;
-    switch (cls) {
-    case PT_LU: case PT_LL: case PT_LT: case PT_LM: case PT_LO: return K_LETTER;
-    case PT_MARK: return K_MARK;
-    case PT_PUNCT: return K_PUNCT;
-    case PT_SPACE: return K_SPACE;
-    case PT_NEWLINE: return K_NEWLINE;
-    default: return K_OTHER;
+    if (s[i] < 0x80) { /* ASCII: never in the CJK ranges */
+        *next = i + 1;
+        return cjk ? K_END : KIND_OF[raw_class(s[i])];
     }
-}
-
-#define LETTER_OR_MARK(k) ((k) == K_LETTER || (k) == K_MARK)
-
-/* The end of the run from i of characters whose kind is `a` or `b`. */
-static size_t run_of_kinds(const unsigned char *s, size_t i, size_t n, int cjk, unsigned a, unsigned b) {
-    size_t next;
-    for (unsigned k = kind_at(s, i, n, cjk, &next); k == a || k == b; k = kind_at(s, i, n, cjk, &next)) i = next;
-    return i;
+    unsigned long cp = decode(s, i, n, next);
+    unsigned cls = raw_class(cp);
+    return in_cjk(cp) != cjk ? K_END : KIND_OF[cls];
 }
 
 static int ascii_punct(unsigned char c) {
@@ -86,6 +79,17 @@ static int ascii_punct(unsigned char c) {
 }
 
 static int ascii_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+
+#define LETTER_OR_MARK(k) ((k) == K_LETTER || (k) == K_MARK)
+
+/* The end of the run from i of characters whose kind is `a` or `b`. */
+static size_t run_of_kinds(const unsigned char *s, size_t i, size_t n, int cjk, unsigned a, unsigned b) {
+    size_t next;
+    if (a == K_LETTER && !cjk)
+        while (i < n && ascii_letter(s[i])) i++; /* the ASCII letters first, without their classes */
+    for (unsigned k = kind_at(s, i, n, cjk, &next); k == a || k == b; k = kind_at(s, i, n, cjk, &next)) i = next;
+    return i;
+}
 
 /* Split 3 at i, in a piece that is (cjk) or is not a CJK run; i is in the piece. */
 static size_t split3(const unsigned char *s, size_t i, size_t n, int cjk) {
