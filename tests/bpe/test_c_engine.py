@@ -239,13 +239,14 @@ def test_a_short_non_ascii_text_lets_the_gil_go_and_short_ascii_keeps_it(cl100k)
 
 
 STOPS = [b"<|a|>", b"<|bb|>", b"\xef\xbd\x9cx", b"q", b"<t"]
+FIVE_FIRSTS = [*STOPS, b"ab|", b"x>"]  # five first bytes: the scan a byte at a time
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.text(alphabet="<|abtqx>｜ é", max_size=30), max_size=6))
-def test_stopped_names_the_texts_holding_a_stop_string(texts):
-    engine = _engine.Engine(0, [bytes([b]) for b in range(256)], stops=STOPS)
-    expected = [n for n, text in enumerate(texts) if any(stop in text.encode() for stop in STOPS)]
+@given(st.lists(st.text(alphabet="<|abtqx>｜ é", max_size=40), max_size=6), st.sampled_from([STOPS, FIVE_FIRSTS]))
+def test_stopped_names_the_texts_holding_a_stop_string(texts, stops):
+    engine = _engine.Engine(0, [bytes([b]) for b in range(256)], stops=stops)
+    expected = [n for n, text in enumerate(texts) if any(stop in text.encode() for stop in stops)]
     assert engine.stopped(texts) == expected
 
 
@@ -253,6 +254,16 @@ def test_stopped_without_stop_strings_and_its_edges():
     assert _engine.Engine(0, [bytes([b]) for b in range(256)]).stopped(["<|a|>", "q"]) == []
     engine = _engine.Engine(0, [bytes([b]) for b in range(256)], stops=STOPS)
     assert engine.stopped(["", "<|a|", "<|a|>", "x<|bb|>", "｜x"]) == [2, 3, 4]
+    long = [
+        "é" * 20,
+        "aaax>" + "é" * 20,
+        "é" * 20 + "x>",
+        "é" * 20 + "<|a|>",
+        "é" * 9 + "｜x",
+        "é" * 7 + "｜x",
+    ]  # the last across a block's end
+    assert engine.stopped(long) == [3, 4, 5]
+    assert _engine.Engine(0, [bytes([b]) for b in range(256)], stops=FIVE_FIRSTS).stopped(long) == [1, 2, 3, 4, 5]
     with pytest.raises(UnicodeEncodeError):
         engine.stopped(["a\ud800"])
     with pytest.raises(TypeError):
