@@ -57,6 +57,7 @@ static void Engine_dealloc(Engine *self) {
     atoms_free(&self->core.atoms);
     lookup_free(&self->core.lookup);
     free((void *)self->core.whole_ok);
+    free((void *)self->core.splits);
     stops_free(&self->stops);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -85,7 +86,8 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     if (stops != Py_None && stops_init(&self->stops, stops) < 0) goto fail;
     if (merges_init(&self->core.table, &self->core.lookup, n_tokens, merges == Py_None ? NULL : merges) < 0)
         goto fail;
-    if (merges != Py_None && !(self->core.whole_ok = whole_tokens(&self->core.table, &self->core.lookup, n_tokens))) {
+    if (merges != Py_None && (!(self->core.whole_ok = whole_tokens(&self->core.table, &self->core.lookup, n_tokens)) ||
+                              !(self->core.splits = merge_splits(&self->core.table, &self->core.lookup, n_tokens)))) {
         PyErr_NoMemory();
         goto fail;
     }

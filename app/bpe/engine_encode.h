@@ -6,8 +6,9 @@
  * tokens and the filter of the long ones, which stay in cache, then the lookup): a chunk of up
  * to BYTES_MERGE_MAX bytes by merge_by_bytes (from its characters where char_atoms.h allows,
  * else its bytes), a longer one on merge.h's heap (merge_long_bytes). Hugging Face's rule
- * (`whole_ok`) merges with merge.h's loops over its table of listed merges, from the same
- * atoms (merge_tables.h's atoms_listed keeps those that hold for it).
+ * (`whole_ok`, `splits`) merges in the same loops: a pair's rank is found by its bytes, then
+ * kept only where the listed merge making that token splits it as the pair does, from the
+ * atoms that hold for that rule (merge_tables.h's atoms_listed).
  * No Python objects (Py_ssize_t aside); included by _engine.c only.
  *
  * Left out: anything Python (the caller holds the texts and builds the lists).
@@ -52,7 +53,8 @@ typedef struct {
     int32_t id_offset;
     uint64_t serial;         /* this engine's number, for the thread caches */
     const uint8_t *whole_ok; /* NULL: tiktoken's rule; else Hugging Face's (merge_tables.h): which
-                              * tokens a chunk may be taken as whole, and merge.h's loops for the rest */
+                              * tokens a chunk may be taken as whole */
+    const uint32_t *splits;  /* and where the listed merge making each token splits it (merge_tables.h) */
 } Core;
 
 enum { ENC_OK = 0, ENC_NO_MEMORY = -1, ENC_TOO_LONG = -2 };
@@ -84,6 +86,14 @@ static inline __attribute__((always_inline)) int32_t piece_rank(const Core *c, c
     return rank < 0 ? NO_MERGE : rank;
 }
 
+/* The rank of merging pieces p[start..mid) and p[mid..end): under tiktoken's rule the rank of
+ * their bytes together, under Hugging Face's that token's when its listed merge splits it at mid. */
+static inline __attribute__((always_inline)) int32_t pair_rank(const Core *c, const unsigned char *p, size_t start,
+                                                               size_t mid, size_t end, size_t avail) {
+    int32_t rank = piece_rank(c, p, start, end, avail);
+    return c->splits && rank != NO_MERGE && c->splits[rank] != mid - start ? NO_MERGE : rank;
+}
+
 /* merge.h's merge_short, with each pair's rank found as the rank of its bytes in the token
  * lookup (the table the whole chunks were just looked up in, so mostly in cache) instead
  * of in the far larger pair table: the same rule (the pair whose concatenation has the
@@ -96,7 +106,7 @@ static Py_ssize_t merge_by_bytes(const Core *c, const unsigned char *p, size_t n
     uint8_t starts[BYTES_MERGE_MAX + 1]; /* piece i is p[starts[i] .. starts[i + 1]) */
     int32_t ranks[BYTES_MERGE_MAX];  /* i -> rank of pieces i and i + 1 together */
     size_t m = atoms_split(&c->atoms, c->table.byte_ids, p, n, ids, starts);
-    for (size_t i = 0; i + 1 < m; i++) ranks[i] = piece_rank(c, p, starts[i], starts[i + 2], avail);
+    for (size_t i = 0; i + 1 < m; i++) ranks[i] = pair_rank(c, p, starts[i], starts[i + 1], starts[i + 2], avail);
     while (m > 1) {
         int32_t lowest = ranks[0]; /* the lowest rank, then its leftmost pair: two simple loops */
         for (size_t k = 1; k + 1 < m; k++) lowest = ranks[k] < lowest ? ranks[k] : lowest;
@@ -111,8 +121,8 @@ static Py_ssize_t merge_by_bytes(const Core *c, const unsigned char *p, size_t n
         }
         starts[m - 1] = starts[m];
         m--;
-        if (i > 0) ranks[i - 1] = piece_rank(c, p, starts[i - 1], starts[i + 1], avail);
-        if (i + 1 < m) ranks[i] = piece_rank(c, p, starts[i], starts[i + 2], avail);
+        if (i > 0) ranks[i - 1] = pair_rank(c, p, starts[i - 1], starts[i], starts[i + 1], avail);
+        if (i + 1 < m) ranks[i] = pair_rank(c, p, starts[i], starts[i + 1], starts[i + 2], avail);
     }
     return (Py_ssize_t)m;
 }
@@ -123,8 +133,9 @@ static Py_ssize_t merge_by_bytes(const Core *c, const unsigned char *p, size_t n
  * two is needed). A heap entry (rank << 32 | i) is stale once pair[i], the rank of the pair
  * starting at i now, differs: equal ranks are the same bytes, so the same merge. The ids go to
  * ids[0..) (room for n; 2 <= n < INT32_MAX); returns their number, -1 when out of memory. */
-static inline int32_t span_rank(const Core *c, const unsigned char *p, size_t start, size_t end, size_t avail) {
-    return end - start > c->lookup.longest ? NO_MERGE : piece_rank(c, p, start, end, avail);
+static inline int32_t span_rank(const Core *c, const unsigned char *p, size_t start, size_t mid, size_t end,
+                                size_t avail) {
+    return end - start > c->lookup.longest ? NO_MERGE : pair_rank(c, p, start, mid, end, avail);
 }
 
 static Py_ssize_t merge_long_bytes(const Core *c, const unsigned char *p, size_t n, size_t avail, int32_t *ids) {
@@ -137,7 +148,7 @@ static Py_ssize_t merge_long_bytes(const Core *c, const unsigned char *p, size_t
         next[i] = (int32_t)i + 1;
         prev[i] = (int32_t)i - 1;
         ids[i] = c->table.byte_ids[p[i]];
-        pair[i] = i + 1 < n ? span_rank(c, p, i, i + 2, avail) : NO_MERGE;
+        pair[i] = i + 1 < n ? span_rank(c, p, i, i + 1, i + 2, avail) : NO_MERGE;
         if (pair[i] != NO_MERGE) heap[heap_n++] = (uint64_t)pair[i] << 32 | i;
     }
     heap_make(heap, heap_n);
@@ -152,11 +163,11 @@ static Py_ssize_t merge_long_bytes(const Core *c, const unsigned char *p, size_t
         pair[i] = NO_MERGE;
         if (k != (int32_t)n) {
             prev[k] = i;
-            if ((pair[i] = span_rank(c, p, (size_t)i, (size_t)next[k], avail)) != NO_MERGE)
+            if ((pair[i] = span_rank(c, p, (size_t)i, (size_t)k, (size_t)next[k], avail)) != NO_MERGE)
                 heap_add(heap, &heap_n, (uint64_t)pair[i] << 32 | (uint32_t)i);
         }
         int32_t h = prev[i];
-        if (h >= 0 && (pair[h] = span_rank(c, p, (size_t)h, (size_t)k, avail)) != NO_MERGE)
+        if (h >= 0 && (pair[h] = span_rank(c, p, (size_t)h, (size_t)i, (size_t)k, avail)) != NO_MERGE)
             heap_add(heap, &heap_n, (uint64_t)pair[h] << 32 | (uint32_t)h);
     }
     out = 0;
@@ -218,15 +229,9 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
         }
         if (len >= INT32_MAX) return ENC_TOO_LONG;
         scratch->n = 0;
-        if (ids_reserve(scratch, len + len / 4 + 2) < 0) return ENC_NO_MEMORY; /* ids, then room for len + 1 starts */
-        Py_ssize_t merged;
-        if (c->whole_ok) { /* atoms_split's starts (uint8_t, wrapping past 255 bytes) are not read here */
-            size_t m = atoms_split(&c->atoms, c->table.byte_ids, chunk, len, scratch->v, (uint8_t *)(scratch->v + len));
-            merged = merge_ids(&c->table, scratch->v, (Py_ssize_t)m);
-        } else {
-            merged = (len <= BYTES_MERGE_MAX ? merge_by_bytes : merge_long_bytes)(c, chunk, len, n - (size_t)(chunk - s),
-                                                                                   scratch->v);
-        }
+        if (ids_reserve(scratch, len) < 0) return ENC_NO_MEMORY;
+        Py_ssize_t merged = (len <= BYTES_MERGE_MAX ? merge_by_bytes : merge_long_bytes)(c, chunk, len,
+                                                                                        n - (size_t)(chunk - s), scratch->v);
         if (merged < 0 || cache_put(cache, chunk, len, h, scratch->v, (size_t)merged) < 0 ||
             emit(c, out, count, scratch->v, (size_t)merged) < 0)
             return ENC_NO_MEMORY;

@@ -5,10 +5,11 @@
  * first merged first (leftmost on ties). With the merge list of a file whose merges make ids in
  * the order they are listed (deepseek_v4's do), "listed first" is "makes the lowest id", so
  * merge.h's loops, which merge the pair of lowest table value, give the library's ids when the
- * table holds the listed pairs alone, each with the id it makes. Two differences from
- * tiktoken's rule the engine then keeps: a pair whose bytes make a token but which is not
- * listed is not merged, and a chunk that spells a token is that token only when merging its
- * own bytes gives it (`whole_ok`). Included by _engine.c only.
+ * table holds the listed pairs alone, each with the id it makes (the engine builds `whole_ok`
+ * and the atoms with them). Two differences from tiktoken's rule the engine keeps: a pair
+ * whose bytes make a token but which is not listed is not merged (`merge_splits`: encoding
+ * finds a pair by its bytes and checks the split), and a chunk that spells a token is that
+ * token only when merging its own bytes gives it (`whole_ok`). Included by _engine.c only.
  *
  * char_atoms.h's atoms serve this rule too, once atoms_listed has kept those whose own bytes
  * merge by the listed merges into their token, no merge on the way making a higher id than
@@ -118,6 +119,22 @@ static uint8_t *whole_tokens(const Table *t, const Lookup *l, Py_ssize_t n_token
     }
     free(ids);
     return ok;
+}
+
+/* splits[r] = the length of the left part of the listed merge that makes token r, 0 when none
+ * does: a pair of pieces (left, right) has a listed merge exactly when their bytes together
+ * spell a token r with splits[r] the length of left's (tokens' bytes are distinct, and no two
+ * merges make one id), so engine_encode.h finds a pair's rank as tiktoken's rule does, by
+ * its bytes, and checks the split. NULL when out of memory (no error set). */
+static uint32_t *merge_splits(const Table *t, const Lookup *l, Py_ssize_t n_tokens) {
+    uint32_t *splits = calloc((size_t)(n_tokens ? n_tokens : 1), sizeof *splits);
+    if (!splits) return NULL;
+    for (uint64_t h = 0; h < ((uint64_t)1 << t->bits); h++) {
+        if (t->slots[h].key == EMPTY_KEY) continue;
+        int32_t left = (int32_t)(t->slots[h].key >> 32);
+        splits[t->slots[h].id] = l->starts[left + 1] - l->starts[left];
+    }
+    return splits;
 }
 
 /* The id that merging b[0..n) (n <= 3) by the listed merges gives, -1 when it stays more than
