@@ -115,8 +115,8 @@ class HuggingFaceTokenizer(Tokenizer):
         return self._bytes[token_id]
 
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
-        if self._engine is not None and self._engine.takes(text):
-            return self._engine.encode(text)
+        if self._engine is not None and (ids := self._engine.encode_taken(text)) is not None:
+            return ids
         return self._encode(text, allow_special).ids
 
     def encode_with_pieces(self, text: str, allow_special: bool = False) -> tuple[list[int], list[bytes]]:
@@ -149,6 +149,8 @@ class HuggingFaceTokenizer(Tokenizer):
         return self._plain.decode(ids, skip_special_tokens=False)
 
     def count(self, text: str, allow_special: bool = False) -> int:
+        if self._engine is not None and (found := self._engine.count_taken(text)) is not None:
+            return found
         return self.count_batch([text], allow_special)[0]
 
     def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:

@@ -9,10 +9,10 @@ the installed `tokenizers` is the version whose Unicode classes the build asked 
 
 The engine (app/bpe/_engine.c with family DEEPSEEK and the merge list, merge_tables.h) cuts
 text as the library's pre-tokenizer does (pretokenize_deepseek.c) and merges as its BPE model
-does, the GIL let go. It takes a text (`takes`, `held` for many) when no added token's string is in it (the
-library matches those, special or not, so such a text stays with the library; the engine
-looks for them in the text's UTF-8, stop_strings.h) and the text has no lone surrogate (the
-library refuses those; so does the caller's path, with its error).
+does, the GIL let go. It takes a text (`encode_taken`, `count_taken`; `held` for many) when no
+added token's string is in it (the library matches those, special or not, so such a text stays
+with the library; the engine looks for them in the text's UTF-8, stop_strings.h) and the text
+has no lone surrogate (the library refuses those; so does the caller's path, with its error).
 
 Left out: offsets (the playground's pieces still come from the library's encoding).
 """
@@ -62,9 +62,6 @@ class ListedMergesEngine:
         except (ValueError, KeyError, TypeError):  # merges that make ids out of order, or a pair not in the vocabulary
             return None
 
-    def takes(self, text: str) -> bool:
-        return not self.held([text])
-
     def held(self, texts: list[str]) -> set[int]:
         """The indices of the texts this engine does not take: those holding an added token's
         string (found by the engine in their UTF-8) or a lone surrogate."""
@@ -74,8 +71,22 @@ class ListedMergesEngine:
             return {n for n, text in enumerate(texts) if not _utf8(text) or self._engine.stopped([text])}
 
     def encode(self, text: str) -> list[int]:
-        """The library's ids of a text `takes` accepts."""
+        """The library's ids of a text `held` would not name."""
         return self._engine.encode(text)
+
+    def encode_taken(self, text: str) -> list[int] | None:
+        """The library's ids of a text `held` would not name, None for one it would: one call for both."""
+        try:
+            return self._engine.encode_unstopped(text)
+        except UnicodeEncodeError:
+            return None
+
+    def count_taken(self, text: str) -> int | None:
+        """As `encode_taken`, the number of ids."""
+        try:
+            return self._engine.count_unstopped(text)
+        except UnicodeEncodeError:
+            return None
 
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
         """The library's ids of texts none of which `held` names, in one call without the GIL."""

@@ -168,6 +168,20 @@ done:
     return result;
 }
 
+/* encode or count of a text holding none of the stop strings; None for one that holds one. */
+static PyObject *unless_stopped(Engine *self, PyObject *text, int count_only) {
+    Py_ssize_t n;
+    const char *utf8 = PyUnicode_Check(text) ? PyUnicode_AsUTF8AndSize(text, &n) : NULL;
+    if (!utf8) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "text must be a str");
+        return NULL;
+    }
+    if (self->stops.strings.slots && stops_found(&self->stops, (const unsigned char *)utf8, (size_t)n)) Py_RETURN_NONE;
+    return engine_run(self, text, NULL, 0, count_only);
+}
+static PyObject *Engine_encode_unstopped(Engine *self, PyObject *text) { return unless_stopped(self, text, 0); }
+static PyObject *Engine_count_unstopped(Engine *self, PyObject *text) { return unless_stopped(self, text, 1); }
+
 static PyObject *Engine_encode(Engine *self, PyObject *text) { return engine_run(self, text, NULL, 0, 0); }
 static PyObject *Engine_count(Engine *self, PyObject *text) { return engine_run(self, text, NULL, 0, 1); }
 static PyObject *Engine_encode_batch(Engine *self, PyObject *texts) { return engine_run(self, texts, NULL, 1, 0); }
@@ -189,6 +203,10 @@ static PyMethodDef Engine_methods[] = {
     {"encode_cut", (PyCFunction)Engine_encode_cut, METH_VARARGS,
      "encode_cut(text: str, cuts: list[int]) -> list[int]: the ids of the pieces text is cut into, in order"},
     {"count_cut", (PyCFunction)Engine_count_cut, METH_VARARGS, "count_cut(text: str, cuts: list[int]) -> int"},
+    {"encode_unstopped", (PyCFunction)Engine_encode_unstopped, METH_O,
+     "encode_unstopped(text: str) -> list[int] | None: encode, or None when text holds a stop string"},
+    {"count_unstopped", (PyCFunction)Engine_count_unstopped, METH_O,
+     "count_unstopped(text: str) -> int | None: count, or None when text holds a stop string"},
     {"stopped", (PyCFunction)Engine_stopped, METH_O,
      "stopped(texts: list[str]) -> list[int]: the indices of the texts holding one of the stop strings"},
     {NULL, NULL, 0, NULL},

@@ -35,7 +35,9 @@ def library_ids(text: str) -> list[int]:
 def test_the_engine_is_built_for_deepseeks_file():
     engine = ListedMergesEngine.for_library(huggingface_reference())
     assert (
-        engine is not None and engine.takes(MULTILINGUAL) and engine.encode(MULTILINGUAL) == library_ids(MULTILINGUAL)
+        engine is not None
+        and engine.encode(MULTILINGUAL) == engine.encode_taken(MULTILINGUAL) == library_ids(MULTILINGUAL)
+        and engine.count_taken(MULTILINGUAL) == len(library_ids(MULTILINGUAL))
     )
 
 
@@ -59,7 +61,7 @@ def test_any_text_gets_the_librarys_ids(deepseek, text):
 def test_a_text_with_an_added_tokens_string_is_left_to_the_library(deepseek, allow_special):
     text = "before <think>reasoning</think> <｜end▁of▁sentence｜> after <|EOT|>"
     engine = ListedMergesEngine.for_library(huggingface_reference())
-    assert engine is not None and not engine.takes(text)
+    assert engine is not None and engine.encode_taken(text) is None and engine.count_taken(text) is None
     expected = huggingface_reference(allow_special=allow_special).encode(text, add_special_tokens=False).ids
     assert deepseek.encode(text, allow_special) == expected
     assert deepseek.count_batch(["plain text", text], allow_special) == [len(library_ids("plain text")), len(expected)]
@@ -81,6 +83,7 @@ def test_a_lone_surrogate_is_refused_as_before(deepseek):
         deepseek.encode_batch(["plain", "a\ud800b", "<think>"])
     engine = ListedMergesEngine.for_library(huggingface_reference())
     assert engine is not None and engine.held(["plain", "a\ud800b", "<think>", "x"]) == {1, 2}
+    assert engine.encode_taken("a\ud800b") is None and engine.count_taken("a\ud800b") is None
 
 
 def _file_with(change) -> bytes:
