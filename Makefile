@@ -16,9 +16,8 @@ LLAMA_FILES := tokenizers/llama3.tiktoken tokenizers/llama4.tiktoken
 
 setup: $(VENV)/.installed $(HTMX) $(SWAGGER)/swagger-ui-bundle.js $(LLAMA_FILES)
 
-$(VENV)/.installed: pyproject.toml setup.py app/bpe/_core.c app/bpe/_engine.c app/bpe/*.h app/inspect/_parents.c \
-		app/bpe/pretokenize.c app/bpe/_pretokenize_check.c app/bpe/unicode_classes.py \
-		app/bpe/pretokenize_regex.c app/bpe/_chunk_count.c app/backends/_nfc.c app/backends/nfc_tables.py
+$(VENV)/.installed: pyproject.toml setup.py app/bpe/csrc/*.h app/bpe/csrc/*/*.c app/bpe/csrc/*/*.h \
+		app/bpe/unicode_classes.py app/inspect/_parents.c app/backends/_nfc.c app/backends/nfc_tables.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,bench,dask]'

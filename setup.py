@@ -5,8 +5,9 @@ everything else is in pyproject.toml.
 
 The pretokenizer's Unicode class tables are generated first, from tiktoken's own regex classes
 and from the `regex` module's (app/bpe/unicode_classes.py), into build/generated/: extensions
-that compile app/bpe/pretokenize.c (or pretokenize_regex.c) take `include_dirs=[GENERATED]`. So
-does app/backends/_nfc.c, for the table of NFC's boundaries (app/backends/nfc_tables.py)."""
+that compile app/bpe/csrc/split/pretokenize.c (or pretokenize_regex.c) take it in their
+`include_dirs`. So does app/backends/_nfc.c, for the table of NFC's boundaries
+(app/backends/nfc_tables.py)."""
 
 import runpy
 from pathlib import Path
@@ -20,43 +21,47 @@ for source, header in CLASSES["SOURCES"].items():
     CLASSES["write_header"](HERE / GENERATED / header, source)
 NFC = runpy.run_path(str(HERE / "app/backends/nfc_tables.py"))
 CLASSES["write_if_changed"](HERE / GENERATED / "nfc_boundaries.h", NFC["header"](NFC["boundaries"]()))
+C = "app/bpe/csrc"  # the C of our BPE, by concern: engine/, split/ (the pretokenizer), train/; merge.h shared
+C_DIRS = [GENERATED, C, f"{C}/engine", f"{C}/split", f"{C}/train"]  # every header is included by its bare name
 PRETOKENIZE = {
-    "include_dirs": [GENERATED],
+    "include_dirs": C_DIRS,
     "depends": [
-        "app/bpe/pretokenize.h",
-        "app/bpe/pretokenize.c",
-        "app/bpe/pretokenize_deepseek.c",
-        "app/bpe/chunk_map.h",
-        "app/bpe/split_blocks.h",
+        f"{C}/split/pretokenize.h",
+        f"{C}/split/pretokenize.c",
+        f"{C}/split/pretokenize_deepseek.c",
+        f"{C}/split/split_blocks.h",
+        f"{C}/train/chunk_map.h",
         "app/bpe/unicode_classes.py",
     ],
 }
 ENGINE_HEADERS = [
-    "app/bpe/merge_tables.h",
-    "app/bpe/stop_strings.h",
-    "app/bpe/merge.h",
-    "app/bpe/token_lookup.h",
-    "app/bpe/char_atoms.h",
-    "app/bpe/chunk_cache.h",
-    "app/bpe/engine_encode.h",
-    "app/bpe/engine_batch.h",
-    "app/bpe/id_ints.h",
-    "app/bpe/run_cuts.h",
-]
+    f"{C}/engine/{name}"
+    for name in (
+        "merge_tables.h",
+        "stop_strings.h",
+        "token_lookup.h",
+        "char_atoms.h",
+        "chunk_cache.h",
+        "engine_encode.h",
+        "engine_batch.h",
+        "id_ints.h",
+    )
+] + [f"{C}/merge.h", f"{C}/split/run_cuts.h"]
 
 setup(
     ext_modules=[
         Extension(
             "app.bpe._core",
-            ["app/bpe/_core.c"],
-            depends=["app/bpe/merge.h", "app/bpe/merger.h", "app/bpe/train_state.h"],
+            [f"{C}/train/_core.c"],
+            include_dirs=C_DIRS,
+            depends=[f"{C}/merge.h", f"{C}/train/merger.h", f"{C}/train/train_state.h"],
             extra_compile_args=["-O2"],
         ),
         Extension(
             "app.bpe._engine",
-            ["app/bpe/_engine.c", "app/bpe/pretokenize.c", "app/bpe/pretokenize_deepseek.c"],
+            [f"{C}/engine/_engine.c", f"{C}/split/pretokenize.c", f"{C}/split/pretokenize_deepseek.c"],
             extra_compile_args=["-O3"],
-            include_dirs=[GENERATED],
+            include_dirs=C_DIRS,
             depends=PRETOKENIZE["depends"] + ENGINE_HEADERS,
         ),
         Extension("app.inspect._parents", ["app/inspect/_parents.c"], extra_compile_args=["-O2"]),
@@ -70,17 +75,17 @@ setup(
         Extension(
             "app.bpe._pretokenize_check",
             [
-                "app/bpe/_pretokenize_check.c",
-                "app/bpe/pretokenize.c",
-                "app/bpe/pretokenize_deepseek.c",
-                "app/bpe/pretokenize_regex.c",
+                f"{C}/split/_pretokenize_check.c",
+                f"{C}/split/pretokenize.c",
+                f"{C}/split/pretokenize_deepseek.c",
+                f"{C}/split/pretokenize_regex.c",
             ],
             extra_compile_args=["-O2"],
             **PRETOKENIZE,
         ),
         Extension(
             "app.bpe._chunk_count",
-            ["app/bpe/_chunk_count.c", "app/bpe/pretokenize_regex.c"],
+            [f"{C}/train/_chunk_count.c", f"{C}/split/pretokenize_regex.c"],
             extra_compile_args=["-O2", "-pthread"],
             extra_link_args=["-pthread"],
             **PRETOKENIZE,

@@ -7,7 +7,7 @@ ignore_merges), its merges make ids in the order they are listed (the C engine c
 the installed `tokenizers` is the version whose Unicode classes the build asked for
 (`_engine.DEEPSEEK_CLASSES_OF`); else None, and the library encodes as before.
 
-The engine (app/bpe/_engine.c with family DEEPSEEK and the merge list, merge_tables.h) cuts
+The engine (app/bpe/csrc/engine/_engine.c with family DEEPSEEK and the merge list, merge_tables.h) cuts
 text as the library's pre-tokenizer does (pretokenize_deepseek.c) and merges as its BPE model
 does, the GIL let go. It takes a text (`encode_taken`, `count_taken`; `held` for many) when no
 added token's string is in it (the library matches those, special or not, so such a text stays

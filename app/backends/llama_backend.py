@@ -98,7 +98,7 @@ def cut_points(text: str) -> list[int]:
     """Where llama-models' encode cuts `text`, 0 and len(text) excluded: every BLOCK_CHARS
     characters, and within each block inside every run of whitespace (str.isspace) or of other
     characters longer than RUN_CHARS, every RUN_CHARS characters from the run's start. In C
-    (app/bpe/run_cuts.h): Python's regex over the runs was ~10-40 MB/s."""
+    (app/bpe/csrc/split/run_cuts.h): Python's regex over the runs was ~10-40 MB/s."""
     return run_cuts(text, BLOCK_CHARS, RUN_CHARS)
 
 

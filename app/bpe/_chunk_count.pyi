@@ -1,4 +1,4 @@
-"""Types of the C extension app/bpe/_chunk_count.c (training's chunk counting on threads).
+"""Types of the C extension app/bpe/csrc/train/_chunk_count.c (training's chunk counting on threads).
 
 Written from the C source's argument parsing and return values; mypy reads this, Python never does.
 """

@@ -1,4 +1,4 @@
-"""Types of the C extension app/bpe/_core.c (BPE training merge loop and encoder merge).
+"""Types of the C extension app/bpe/csrc/train/_core.c (BPE training merge loop and encoder merge).
 
 Written from the C source's argument parsing and return values; mypy reads this, Python never does.
 """

@@ -1,7 +1,7 @@
 """The split patterns the C pretokenizer (pretokenize.c) implements, and their family numbers.
 
 `FAMILIES` maps each pattern string tokenprism's tiktoken-style tokenizers use to the
-`pretok_family` of app/bpe/pretokenize.h that cuts text exactly as that pattern does
+`pretok_family` of app/bpe/csrc/split/pretokenize.h that cuts text exactly as that pattern does
 under tiktoken's regex engine; a pattern not in it (a user's file) has no C pretokenizer.
 The OpenAI ones are imported; llama3's and qwen3_6's are written here as well as in their
 backends (which this module must not import: they will import it), and Tekken's comes from

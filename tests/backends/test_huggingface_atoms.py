@@ -1,4 +1,4 @@
-"""The character atoms (app/bpe/char_atoms.h) under Hugging Face's rule (merge_tables.h's
+"""The character atoms (app/bpe/csrc/engine/char_atoms.h) under Hugging Face's rule (merge_tables.h's
 atoms_listed): a character, the first two bytes of a three-byte one or two ASCII bytes start
 the merge as one piece only where the listed merges give the same ids. Checked against the
 `tokenizers` library itself:

@@ -1,4 +1,4 @@
-"""The engine's character atoms (app/bpe/char_atoms.h): a two- or three-byte character, or
+"""The engine's character atoms (app/bpe/csrc/engine/char_atoms.h): a two- or three-byte character, or
 the first two bytes of a three-byte one, starts the merge as one piece only where that
 cannot change the ids. Checked against tiktoken's own BPE:
 

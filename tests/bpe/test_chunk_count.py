@@ -1,4 +1,4 @@
-"""The chunk counting of training in C on threads (app/bpe/_chunk_count.c, wired in
+"""The chunk counting of training in C on threads (app/bpe/csrc/train/_chunk_count.c, wired in
 app/bpe/train.py's `count_chunks`) gives exactly what the `regex` module's findall and a
 Counter give: the same chunks, the same counts, in the same order of first appearance; so
 the merges are those of the Python path and of the naive trainer, on one thread or two.

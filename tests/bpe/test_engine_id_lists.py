@@ -1,4 +1,4 @@
-"""The engine's lists of ids when a batch lets the GIL go (app/bpe/id_ints.h): made with the
+"""The engine's lists of ids when a batch lets the GIL go (app/bpe/csrc/engine/id_ints.h): made with the
 GIL, filled without it from the ints already made, the ints not made yet made with it
 again, while other threads encode, make ints of their own and outgrow the table of ints."""
 

@@ -1,4 +1,4 @@
-"""The C pretokenizer (app/bpe/pretokenize.c) cuts text exactly where each family's split
+"""The C pretokenizer (app/bpe/csrc/split/pretokenize.c) cuts text exactly where each family's split
 pattern does under tiktoken's regex, on every input, in linear time.
 
 Checked against the `regex` module's `finditer` with the same pattern, on tiktoken's Unicode

@@ -49,7 +49,7 @@ def test_the_families_are_distinct_patterns_that_cut_differently():
 
 
 def test_the_numbers_are_pretokenize_hs():
-    header = (ROOT / "app/bpe/pretokenize.h").read_text()
+    header = (ROOT / "app/bpe/csrc/split/pretokenize.h").read_text()
     numbers = {name.lower(): int(number) for name, number in re.findall(r"PRETOK_(\w+) = (\d+)", header)}
     assert numbers == {name: family for family, name in NAMES.items()}
     assert "PRETOK_FAMILIES\n" in header and max(numbers.values()) == len(NAMES) - 1

@@ -1,4 +1,4 @@
-"""The engine's split of ASCII text 64 bytes at a time (app/bpe/split_blocks.h) cuts exactly
+"""The engine's split of ASCII text 64 bytes at a time (app/bpe/csrc/split/split_blocks.h) cuts exactly
 where the pattern does, for the families it serves (o200k's and Tekken's).
 
 Checked against the `regex` module's matches (tests/bpe/pretokenize_oracle.py) and against
