@@ -71,20 +71,24 @@ def deepseek_config() -> str:
 
 def random_file(rng: random.Random, alphabet: list[str], merges: int) -> tokenizers.Tokenizer:
     """deepseek_v4's file with its vocabulary and merges replaced: the 256 bytes, then tokens of
-    up to 6 bytes cut from random texts over the alphabet (many cut through a character).
-    `merges` of them are made by joining two tokens made before, one in ten and those no two
-    join into by no merge. Then one in five trades places with one a few behind it, so that
-    a merge may join a token made after it; ids go in the final order."""
+    up to 6 bytes cut from random texts over the alphabet (many cut through a character), each
+    two tokens made before joined. Up to `merges` of them are made by that merge, one in ten by
+    none. Then one in five trades places with one a few behind it, so that a merge may join a
+    token made after it; ids go in the final order."""
     made: set[bytes] = {bytes([byte]) for byte in range(256)}
+    seen = set(made)
     entries: list[tuple[bytes, int | None]] = []  # (token, where its merge splits it)
-    while sum(split is not None for _, split in entries) < merges:
+    for _ in range(50_000):  # an alphabet of few characters may hold fewer pieces than asked for
+        if len(made) - 256 == merges:
+            break
         text = "".join(rng.choice(alphabet) for _ in range(6)).encode()
         start = rng.randrange(len(text) - 1)
         piece = text[start : start + rng.randrange(2, 7)]
-        if piece in made or any(piece == token for token, _ in entries):
-            continue
         splits = [k for k in range(1, len(piece)) if piece[:k] in made and piece[k:] in made]
-        if not splits or rng.random() < 0.1:
+        if piece in seen or not splits:
+            continue
+        seen.add(piece)
+        if rng.random() < 0.1:
             entries.append((piece, None))
             continue
         entries.append((piece, rng.choice(splits)))
@@ -137,3 +141,13 @@ def test_a_character_whose_own_merges_make_a_higher_id_than_it_does_starts_as_by
     library = tokenizers.Tokenizer.from_str(json.dumps(config))
     assert library.encode("aक", add_special_tokens=False).ids == [258, 259]
     assert first_difference(library, ["aक", "क", " aकक", "कa"]) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_files_on_chunks_long_enough_for_the_heap(seed):
+    """A run of CJK is one chunk; over 128 bytes it merges on the heap (merge_long_bytes)."""
+    rng = random.Random(200 + seed)
+    alphabet = ["的", "一", "是"]
+    library = random_file(rng, alphabet, merges=200)
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(40, 400))) for _ in range(300)]
+    assert first_difference(library, texts) is None
