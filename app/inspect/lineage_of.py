@@ -15,7 +15,7 @@ from app.tokenizers.base import Tokenizer
 
 
 def lineage_for(tokenizer: Tokenizer, index: VocabIndex) -> Lineage:
-    from app.backends.huggingface_backend import HuggingFaceTokenizer
+    from app.backends.huggingface.backend import HuggingFaceTokenizer
     from app.backends.sentencepiece_backend import SentencePieceTokenizer
     from app.bpe.model import BPETokenizer
 

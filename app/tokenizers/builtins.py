@@ -150,7 +150,7 @@ def _llama(name: str, tokenizer_dir: Path):
 
 
 def _deepseek(tokenizer_dir: Path):
-    from app.backends.huggingface_backend import HuggingFaceTokenizer
+    from app.backends.huggingface.backend import HuggingFaceTokenizer
 
     return HuggingFaceTokenizer("deepseek_v4", DEEPSEEK_V4_DESCRIPTION, read_verified(DEEPSEEK_V4_FILE, tokenizer_dir))
 

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from app.backends.huggingface_backend import HuggingFaceTokenizer
+from app.backends.huggingface.backend import HuggingFaceTokenizer
 from tests.engine.test_engine import TRICKY
 from tests.hf_trained import KINDS_TRAINED
 from tests.hf_trained import train as _train
@@ -76,7 +76,7 @@ def test_hugging_face_count_keeps_no_offsets(registry, monkeypatch):
 
 
 def test_hugging_face_count_batch_cuts_long_batches(registry, monkeypatch):
-    from app.backends import huggingface_backend
+    from app.backends.huggingface import backend as huggingface_backend
 
     monkeypatch.setattr(huggingface_backend, "COUNT_BATCH_CHARS", 1000)
     tokenizer = registry.get("deepseek_v4")

@@ -1,4 +1,4 @@
-"""ASCII text counted by our own cut into DeepSeek's chunks (app/backends/huggingface_ascii.py) counts
+"""ASCII text counted by our own cut into DeepSeek's chunks (app/backends/huggingface/ascii_counter.py) counts
 exactly as the library: real code and prose, random ASCII built around digits, spaces and punctuation,
 and the texts it must leave to the library (control characters, an added token's string)."""
 
@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
-from app.backends import huggingface_ascii
-from app.backends.huggingface_ascii import PIECES, AsciiCounter
+from app.backends.huggingface import ascii_counter as huggingface_ascii
+from app.backends.huggingface.ascii_counter import PIECES, AsciiCounter
 from tests.hf_trained import KINDS_TRAINED
 from tests.hf_trained import train as _train
 from tests.reference import stdlib_texts

@@ -19,8 +19,8 @@ from functools import cache
 import pytest
 
 import tokenizers
-from app.backends.huggingface_engine import ListedMergesEngine
-from app.backends.huggingface_pieces import _byte_level_table
+from app.backends.huggingface.engine import ListedMergesEngine
+from app.backends.huggingface.pieces import _byte_level_table
 from tests.bpe.test_char_atoms import ALPHABET, BLOCKS, NEIGHBOURS, PRINTABLE
 from tests.reference import huggingface_reference
 

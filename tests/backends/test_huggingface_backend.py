@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.backends import huggingface_backend
-from app.backends.huggingface_backend import HuggingFaceTokenizer
+from app.backends.huggingface import backend as huggingface_backend
+from app.backends.huggingface.backend import HuggingFaceTokenizer
 from app.errors import BadTokenId, InvalidInput
 from app.tokenizers.base import KINDS
 from tests.hf_trained import KINDS_TRAINED, SPECIALS

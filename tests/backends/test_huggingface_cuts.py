@@ -1,4 +1,4 @@
-"""A long text cut for counting (app/backends/huggingface_cuts.py) counts exactly as the whole text:
+"""A long text cut for counting (app/backends/huggingface/cuts.py) counts exactly as the whole text:
 DeepSeek's rules, cuts forced every few characters, on text built to stress what surrounds a cut."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
-from app.backends import huggingface_cuts
+from app.backends.huggingface import cuts as huggingface_cuts
 from tests.backends.test_counting import TEXTS
 from tests.hf_trained import KINDS_TRAINED
 from tests.hf_trained import train as _train

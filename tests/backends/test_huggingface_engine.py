@@ -1,4 +1,4 @@
-"""deepseek_v4 through our C engine (app/backends/huggingface_engine.py): the library's ids and
+"""deepseek_v4 through our C engine (app/backends/huggingface/engine.py): the library's ids and
 counts on real and random text in every script, the texts it leaves to the library (an added
 token's string, a lone surrogate), and the files it is not built for."""
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.backends.huggingface_backend import HuggingFaceTokenizer
-from app.backends.huggingface_engine import ListedMergesEngine
+from app.backends.huggingface.backend import HuggingFaceTokenizer
+from app.backends.huggingface.engine import ListedMergesEngine
 from app.bpe import _engine
 from app.errors import InvalidInput
 from tests.bpe.test_pretokenize_deepseek import CASES

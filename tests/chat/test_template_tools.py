@@ -14,7 +14,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from app.backends.huggingface_backend import HuggingFaceTokenizer
+from app.backends.huggingface.backend import HuggingFaceTokenizer
 from app.chat.formats import template_parts
 from app.chat.formats.template_format import ChatTemplate
 from app.chat.render import render

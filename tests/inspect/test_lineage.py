@@ -11,7 +11,7 @@ from array import array
 import pytest
 import sentencepiece
 
-from app.backends.huggingface_backend import HuggingFaceTokenizer
+from app.backends.huggingface.backend import HuggingFaceTokenizer
 from app.backends.sentencepiece_backend import SentencePieceTokenizer
 from app.backends.tiktoken_backend import TiktokenTokenizer
 from app.inspect import _parents

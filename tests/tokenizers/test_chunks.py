@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tokenizers
-from app.backends.huggingface_backend import HuggingFaceTokenizer
+from app.backends.huggingface.backend import HuggingFaceTokenizer
 from app.backends.llama_backend import LLAMA3_PATTERN
 from app.backends.qwen_backend import QWEN3_5_PATTERN
 from app.bpe.model import BPETokenizer

@@ -167,7 +167,7 @@ def plan_for(tokenizer: Tokenizer) -> Plan:
 
 
 def _build(tokenizer: Tokenizer) -> Plan:
-    from app.backends.huggingface_backend import HuggingFaceTokenizer
+    from app.backends.huggingface.backend import HuggingFaceTokenizer
     from app.backends.llama_backend import LlamaTokenizer
     from app.backends.nfc import nfc
     from app.backends.qwen_backend import QwenTokenizer

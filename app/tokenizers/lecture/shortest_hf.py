@@ -32,7 +32,7 @@ def hf_plan(tokenizer) -> Plan:
             "choose another tokenizer",
             code="shortest_not_applicable",
         )
-    from app.backends.huggingface_backend import unbyte  # the library loads only when a file needs it
+    from app.backends.huggingface.backend import unbyte  # the library loads only when a file needs it
 
     tokens: dict[bytes, int] = {}
     for string, token_id in library.get_vocab(with_added_tokens=False).items():

@@ -79,7 +79,7 @@ def check_huggingface(data: bytes, max_vocab: int) -> None:
     try:
         config = json.loads(data)
     except (ValueError, RecursionError):
-        return  # the library's own error names the problem (see huggingface_backend._load)
+        return  # the library's own error names the problem (see huggingface.backend._load)
     if not isinstance(config, dict) or "model" not in config:  # JSON, but some other file (a config.json...)
         kinds: dict[type, str] = {dict: "object", list: "array", str: "string"}
         what = kinds.get(type(config), "value")

@@ -99,7 +99,7 @@ def build(
 
         return SentencePieceTokenizer(name, description, data)
     if kind == "huggingface":
-        from app.backends.huggingface_backend import HuggingFaceTokenizer
+        from app.backends.huggingface.backend import HuggingFaceTokenizer
 
         return HuggingFaceTokenizer(name, description, data)
     if kind == "tiktoken":

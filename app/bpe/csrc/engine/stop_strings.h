@@ -1,6 +1,6 @@
 /* Stop strings: byte strings whose presence in a text means the engine must not encode it.
  * A Hugging Face file's added tokens are matched in the text before its model runs, so a
- * text holding one is left to the library (app/backends/huggingface_engine.py); finding that
+ * text holding one is left to the library (app/backends/huggingface/engine.py); finding that
  * here costs a pass over the UTF-8 bytes instead of a Python regex over the str.
  *
  * The strings sit in a token_lookup.h Lookup (by their bytes); a bit per pair of leading

@@ -5,7 +5,7 @@
 token string stands for on its own; `run_decoders` gives each token its share of the
 library's decoded text, applying the file's decoders as the library does; `text_pieces`
 gives each token of an encoded text the bytes of that text it stands for, from the
-encoding's character offsets. Rules and what is left out: `huggingface_backend`'s docstring.
+encoding's character offsets. Rules and what is left out: `backend`'s docstring.
 No library object is built here.
 """
 

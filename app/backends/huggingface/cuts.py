@@ -2,7 +2,7 @@
 
 The library encodes one text on one thread; cut into pieces, a long text is counted on all
 of the library's threads (`encode_batch_fast` spreads a batch over them), and its ASCII
-pieces can be counted without the library's pre-tokenizer (`huggingface_ascii`). A cut is exact
+pieces can be counted without the library's pre-tokenizer (`ascii_counter`). A cut is exact
 only where no token can cross it, which depends on the file's rules, so it is allowed for
 one set of rules, proven here: no normalizer, and the pre-tokenizer of DeepSeek's files
 (`PROVEN_STEPS`: digits in runs of up to three, CJK runs, then one regex, then ByteLevel

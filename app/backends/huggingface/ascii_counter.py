@@ -1,6 +1,6 @@
 """Counting ASCII text without the library's pre-tokenizer, for files with DeepSeek's rules.
 
-For a file whose rules are the proven ones (`huggingface_cuts.proven`), an ASCII text with
+For a file whose rules are the proven ones (`cuts.proven`), an ASCII text with
 no control character other than tab, line feed and carriage return, and no added token's
 string in it, is cut into the library's own chunks by one regex (`PIECES`), and each
 distinct chunk is counted once: from a bounded cache, or by the library (its batch
@@ -33,7 +33,7 @@ from collections.abc import Callable
 from operator import mul
 
 import tokenizers
-from app.backends import huggingface_cuts
+from app.backends.huggingface import cuts
 
 CACHE_ENTRIES = 1 << 16  # distinct chunks kept (then the cache starts over): a few MB at most
 CACHE_CHUNK_CHARS = 64  # a longer chunk (a long run of spaces) is counted but not kept
@@ -61,7 +61,7 @@ class AsciiCounter:
 
     @classmethod
     def for_library(cls, library: tokenizers.Tokenizer) -> AsciiCounter | None:
-        return cls(library) if huggingface_cuts.proven(library) else None
+        return cls(library) if cuts.proven(library) else None
 
     def count(self, text: str, count_many: CountMany) -> int | None:
         """The library's count of `text`, or None when the text is not for this path."""

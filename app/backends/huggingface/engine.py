@@ -1,7 +1,7 @@
 """Our C engine for a Hugging Face file with DeepSeek's rules: the library's ids at C speed.
 
 `ListedMergesEngine.for_library(library)` gives one when the file's rules are the proven
-ones (`huggingface_cuts.proven`: no normalizer, DeepSeek's three Splits and ByteLevel), its
+ones (`cuts.proven`: no normalizer, DeepSeek's three Splits and ByteLevel), its
 model is plain byte-level BPE (no dropout, unknown token, affixes, byte fallback or
 ignore_merges), its merges make ids in the order they are listed (the C engine checks), and
 the installed `tokenizers` is the version whose Unicode classes the build asked for
@@ -22,8 +22,8 @@ from __future__ import annotations
 import json
 
 import tokenizers
-from app.backends import huggingface_cuts
-from app.backends.huggingface_pieces import is_byte_level, unbyte
+from app.backends.huggingface import cuts
+from app.backends.huggingface.pieces import is_byte_level, unbyte
 from app.bpe import _engine, families
 
 _PLAIN_BPE: dict[str, object] = {"dropout": None, "unk_token": None, "byte_fallback": False}
@@ -45,7 +45,7 @@ class ListedMergesEngine:
 
     @classmethod
     def for_library(cls, library: tokenizers.Tokenizer) -> ListedMergesEngine | None:
-        if not huggingface_cuts.proven(library) or tokenizers.__version__ != _engine.DEEPSEEK_CLASSES_OF:
+        if not cuts.proven(library) or tokenizers.__version__ != _engine.DEEPSEEK_CLASSES_OF:
             return None
         config = json.loads(library.to_str())
         model = config.get("model") or {}

@@ -5,8 +5,8 @@ done by `encode_batch` of one text, which releases the GIL (`encode` holds it), 
 text does not stop the server's event loop. Counting (`count`, `count_batch`) asks the
 library's `encode_batch_fast`, which keeps no offsets and encodes a batch's texts on its own
 threads (TOKENIZERS_PARALLELISM=false keeps it to one); for a file with DeepSeek's rules, a
-long text is cut into pieces where that is exact (`huggingface_cuts`) and ASCII text is cut into
-the library's chunks by our own regex, each distinct chunk counted once (`huggingface_ascii`). With
+long text is cut into pieces where that is exact (`cuts`) and ASCII text is cut into
+the library's chunks by our own regex, each distinct chunk counted once (`ascii_counter`). With
 `allow_special`, added tokens marked special are matched in the text as the library does;
 without it they are plain text (the library's `encode_special_tokens`). Added tokens not
 marked special are vocabulary to the library and are matched in both modes. Truncation and
@@ -22,7 +22,7 @@ them (ByteLevel, ByteFallback, Metaspace, WordPiece, Replace, Strip, Fuse, BPEDe
 decoder: tokens joined by spaces), so the pieces join to `decode`, except that an invalid
 run of byte-fallback pieces keeps its bytes where the library writes one U+FFFD per piece.
 The pieces of an encoded text come from the encoding's character offsets into the user's
-text, so no normalizer shows (`huggingface_pieces` holds these rules).
+text, so no normalizer shows (`pieces` holds these rules).
 
 Left out: pair inputs, post-processors (the templates that add [CLS] or BOS), and the CTC
 decoder and regex `Replace` in a decoder (their tokens show as the raw token strings;
@@ -38,10 +38,10 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import tokenizers
-from app.backends import huggingface_chunks, huggingface_cuts
-from app.backends.huggingface_ascii import AsciiCounter
-from app.backends.huggingface_engine import ListedMergesEngine
-from app.backends.huggingface_pieces import config_steps, own_bytes_function, run_decoders, text_pieces, unbyte
+from app.backends.huggingface import chunks, cuts
+from app.backends.huggingface.ascii_counter import AsciiCounter
+from app.backends.huggingface.engine import ListedMergesEngine
+from app.backends.huggingface.pieces import config_steps, own_bytes_function, run_decoders, text_pieces, unbyte
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
 
@@ -65,7 +65,7 @@ class HuggingFaceTokenizer(Tokenizer):
         library.encode_special_tokens = True
         self._matching: tokenizers.Tokenizer | None = None  # the file as it is: built on first use of allow_special
         self._lock = threading.Lock()
-        self._cut = huggingface_cuts.cutter(library)  # None: a long text is counted whole
+        self._cut = cuts.cutter(library)  # None: a long text is counted whole
         self._ascii = AsciiCounter.for_library(library)  # None: the library counts all text
         self._engine = ListedMergesEngine.for_library(library)  # None: the library encodes all text
         self._decoders = None if library.decoder is None else config_steps(library.decoder, "decoders")
@@ -125,9 +125,7 @@ class HuggingFaceTokenizer(Tokenizer):
         return ids, text_pieces(text, encoding.offsets, [self._bytes[i] for i in ids])
 
     def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
-        return huggingface_chunks.chunks(
-            self._library(allow_special), text, self._encode(text, allow_special), self._added
-        )
+        return chunks.chunks(self._library(allow_special), text, self._encode(text, allow_special), self._added)
 
     def pieces_of(self, text: str, ids: list[int], allow_special: bool = False) -> list[bytes]:
         # Stricter than the base: token bytes that spell only the start of the text would leave
@@ -154,7 +152,7 @@ class HuggingFaceTokenizer(Tokenizer):
         return self.count_batch([text], allow_special)[0]
 
     def count_batch(self, texts: list[str], allow_special: bool = False) -> list[int]:
-        """For a file with DeepSeek's rules, our C engine counts the texts it takes (`huggingface_engine`:
+        """For a file with DeepSeek's rules, our C engine counts the texts it takes (`engine`:
         no added token's string or lone surrogate in them), in one call without the GIL; the rest as
         `_library_counts`."""
         if self._engine is None:
@@ -185,8 +183,8 @@ class HuggingFaceTokenizer(Tokenizer):
         return [results[n] for n in range(len(texts))]
 
     def _library_counts(self, texts: list[str], allow_special: bool) -> list[int]:
-        """For a file with DeepSeek's rules, each text in pieces (`huggingface_cuts`) and its ASCII pieces
-        through `huggingface_ascii`; the rest through the library's batch encoder without offsets
+        """For a file with DeepSeek's rules, each text in pieces (`cuts`) and its ASCII pieces
+        through `ascii_counter`; the rest through the library's batch encoder without offsets
         (`encode_batch_fast`: the same ids, the GIL let go, the texts spread over the library's
         threads), about COUNT_BATCH_CHARS at a time."""
         counts = [0] * len(texts)
