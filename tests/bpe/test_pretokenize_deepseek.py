@@ -81,3 +81,21 @@ def test_real_text_cuts_as_the_library_cuts_it():
 def test_long_runs_cut_as_the_library_cuts_them(run):
     text = run * (200_000 // len(run))
     assert ours(text) == library_pieces(text)
+
+
+# ASCII is cut byte by byte (ascii_chunk) where the chunk and the byte after it are ASCII: every
+# ASCII byte, and the wider characters that may continue or end its chunks (a letter, a mark, a
+# digit, punctuation, white space, CJK)
+ASCII_EDGES = "".join(map(chr, range(128))) + "é\u0301\u0663“\u00a0\x85\u3000東"
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=ASCII_EDGES, max_size=40))
+def test_ascii_texts_cut_as_the_library_cuts_them(text):
+    assert ours(text) == library_pieces(text)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet=" \t\n\r.,(_'$a1é", max_size=24))
+def test_texts_of_few_ascii_kinds_cut_as_the_library_cuts_them(text):
+    assert ours(text) == library_pieces(text)

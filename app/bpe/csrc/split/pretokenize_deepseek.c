@@ -19,6 +19,10 @@
  * boundary reads as the end of the text for the alternatives of split 3 (which never look
  * past one character beyond a run), so each byte is read a bounded number of times.
  *
+ * A chunk of ASCII is cut byte by byte from a table of the bytes' kinds (ascii_chunk), by
+ * the same rules, wherever the chunk and the byte after it are ASCII; elsewhere the rules
+ * read characters (next_by_characters).
+ *
  * Left out: DeepSeek's added tokens (the caller cuts them out first) and invalid UTF-8 (the
  * caller gives the UTF-8 of a str without lone surrogates).
  */
@@ -130,7 +134,66 @@ static size_t split3(const unsigned char *s, size_t i, size_t n, int cjk) {
     return j;
 }
 
-size_t pretok_next_deepseek(const unsigned char *s, size_t i, size_t n) {
+/* ---- ASCII, byte by byte ----
+ * The same rules where the chunk and the byte after it are ASCII (most of prose and code):
+ * a byte's kind from its class alone (ASCII is never in the CJK ranges), no decoding. A chunk
+ * whose end depends on a wider character is left to the rules above (0). */
+enum { K_WIDE = K_END + 1 }; /* a byte >= 0x80: a character the table does not tell */
+
+static unsigned char byte_kinds[256]; /* an ASCII byte's kind (K_END: a digit), K_WIDE above */
+
+__attribute__((constructor)) static void byte_kinds_init(void) {
+    for (unsigned b = 0; b < 256; b++) byte_kinds[b] = b < 0x80 ? KIND_OF[raw_class(b)] : K_WIDE;
+}
+
+static inline unsigned ascii_kind(const unsigned char *s, size_t j, size_t n) { return j < n ? byte_kinds[s[j]] : K_END; }
+
+/* The end of the run from j of bytes of kind `a`; *stop: the kind of what ends it. */
+static inline size_t ascii_run(const unsigned char *s, size_t j, size_t n, unsigned a, unsigned *stop) {
+    unsigned k;
+    while ((k = ascii_kind(s, j, n)) == a) j++;
+    *stop = k;
+    return j;
+}
+
+static size_t ascii_chunk(const unsigned char *s, size_t i, size_t n) {
+    unsigned c = s[i], k0 = byte_kinds[c], k1 = ascii_kind(s, i + 1, n), stop;
+    size_t j;
+    if (raw_class(c) == PT_NUMBER) { /* split 1: up to three digits */
+        for (j = i + 1; j < i + 3 && j < n && s[j] < 0x80 && raw_class(s[j]) == PT_NUMBER; j++) {}
+        return j < i + 3 && j < n && s[j] >= 0x80 ? 0 : j; /* a wider digit may go on */
+    }
+    if (ascii_punct(c) && k1 == K_LETTER && ascii_letter(s[i + 1])) { /* A1: ASCII letters only */
+        for (j = i + 1; j < n && ascii_letter(s[j]); j++) {}
+        return j;
+    }
+    if (k1 == K_WIDE) return 0;
+    if (k0 == K_LETTER || (k0 != K_NEWLINE && k0 != K_PUNCT && k1 == K_LETTER)) { /* A2 */
+        j = ascii_run(s, i + 1, n, K_LETTER, &stop);
+        return stop == K_WIDE ? 0 : j; /* a wider letter or mark goes on */
+    }
+    if (k0 == K_PUNCT || (c == ' ' && k1 == K_PUNCT)) { /* A3 */
+        j = ascii_run(s, k0 == K_PUNCT ? i + 1 : i + 2, n, K_PUNCT, &stop);
+        if (stop == K_NEWLINE) j = ascii_run(s, j, n, K_NEWLINE, &stop);
+        return stop == K_WIDE ? 0 : j;
+    }
+    if (k0 == K_SPACE || k0 == K_NEWLINE) { /* A4-A6, as split3 */
+        size_t last = i, after_newline = 0;
+        unsigned k;
+        for (j = i; (k = ascii_kind(s, j, n)) == K_SPACE || k == K_NEWLINE; j++) {
+            if (k == K_NEWLINE) after_newline = j + 1;
+            last = j;
+        }
+        if (k == K_WIDE) return 0;
+        if (after_newline) return after_newline;
+        return k == K_END || last == i ? j : last;
+    }
+    return 0; /* an other byte: the rules above */
+}
+
+/* The chunk at s[i] by the rules, character by character (noinline: the ASCII path stays a
+ * small function). */
+static __attribute__((noinline)) size_t next_by_characters(const unsigned char *s, size_t i, size_t n) {
     size_t next;
     unsigned long cp = s[i] < 0x80 ? (next = i + 1, s[i]) : decode(s, i, n, &next);
     if (raw_class(cp) == PT_NUMBER) { /* split 1: up to three digits */
@@ -144,6 +207,11 @@ size_t pretok_next_deepseek(const unsigned char *s, size_t i, size_t n) {
         return j;
     }
     return split3(s, i, n, in_cjk(cp));
+}
+
+size_t pretok_next_deepseek(const unsigned char *s, size_t i, size_t n) {
+    size_t end = s[i] < 0x80 ? ascii_chunk(s, i, n) : 0;
+    return end ? end : next_by_characters(s, i, n);
 }
 
 unsigned pretok_class_onig(unsigned long cp) { return raw_class(cp); }

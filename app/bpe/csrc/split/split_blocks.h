@@ -228,8 +228,10 @@ static __attribute__((noinline)) size_t blocks_next_rest(SplitBlocks *b, pretok_
 }
 
 /* blocks_next_rest's answer; a quick chunk inside the window is found here, in the caller's
- * loop (the rest is out of line: inlined whole, it slowed the text that is not ASCII). */
+ * loop (the rest is out of line: inlined whole, it slowed the text that is not ASCII). A
+ * family without windows goes straight to its function. */
 static inline size_t blocks_next(SplitBlocks *b, pretok_fn split, size_t i) {
+    if (!b->rules) return split(b->s, i, b->n);
     size_t k = i - b->base;
     if (k < b->limit) {
         unsigned end = quick_chunk_end(b, (unsigned)k);
