@@ -23,7 +23,7 @@ from app.web.edge.errors import install_error_handlers
 from app.web.edge.hosts import HostCheck, HostRule
 from app.web.edge.rate_limit import RateLimit, write_rules
 from app.web.edge.security import BodyLimit, BodyWatch, HeadAsGet, LargeBody, SecurityHeaders
-from app.web.formatting import install_filters
+from app.web.markup.formatting import install_filters
 from app.web.pool import WorkPool
 
 log = logging.getLogger("tokenprism")

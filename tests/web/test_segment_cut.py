@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from app.web.tokenview import build_view, segment_cut
+from app.web.markup.tokenview import build_view, segment_cut
 
 
 def test_a_cut_inside_a_character_goes_back_to_its_start(registry):

@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from app.errors import BadTokenId
 from app.tokenizers.typed_ids import parse_ids
-from app.web.text_escapes import render_decoded, render_text
-from app.web.tokenview import build_view
+from app.web.markup.text_escapes import render_decoded, render_text
+from app.web.markup.tokenview import build_view
 
 
 @pytest.mark.parametrize(
@@ -72,7 +72,7 @@ def test_the_token_markup_escapes_every_piece_of_user_text(registry):
     import html as html_module
     import re
 
-    from app.web.tokenview import build_view
+    from app.web.markup.tokenview import build_view
 
     own_tags = re.compile(r'</?(?:bdi|span)(?: [a-z-]+="[^"<>]*")*>')  # attribute values hold no < > "
     text = '<b title="x">it\'s</b> & "<script>alert(1)</script>" 👋🏽'
@@ -86,7 +86,7 @@ def test_the_token_markup_escapes_every_piece_of_user_text(registry):
 
 
 def test_bytes_that_are_not_utf8_show_as_escaped_byte_labels(registry):
-    from app.web.tokenview import build_view
+    from app.web.markup.tokenview import build_view
 
     tokenizer = registry.get("cl100k_base")
     text, tokens = tokenizer.tokens_for_ids([9468])  # one piece of an emoji: not UTF-8 alone

@@ -20,8 +20,8 @@ from app.inspect import undertrained
 from app.inspect.cache import Inspected
 from app.inspect.facts import Node
 from app.tokenizers.registry import Registry
+from app.web.markup.text_escapes import render_text
 from app.web.pages.common import quote_all
-from app.web.text_escapes import render_text
 
 CHART_LENGTHS = 16
 SPECIALS_SHOWN = 60

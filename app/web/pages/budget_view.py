@@ -27,9 +27,9 @@ from app.pricing.budget import as_json, find_fact, model_budget
 from app.pricing.facts import ModelFact, get_facts
 from app.tokenizers import models
 from app.tokenizers.registry import Registry
-from app.web.budget_schemas import MAX_REPLY_TOKENS
-from app.web.number import num
+from app.web.markup.number import num
 from app.web.pages.common import canonical, model_named
+from app.web.schemas.budget import MAX_REPLY_TOKENS
 
 MIN_VISIBLE = 0.5  # percent: a prompt of a few tokens still shows on the bar (its text gives the share)
 

@@ -21,8 +21,8 @@ from app.errors import TokenprismError
 from app.tokenizers.tokens import text_stats
 from app.web import engine_calls
 from app.web.engine_calls import Tokenized
+from app.web.markup.tokenview import TokenView, build_view
 from app.web.pages.chat_tools import chat_of, without_tools
-from app.web.tokenview import TokenView, build_view
 
 PREVIEW_CHARS = 48
 

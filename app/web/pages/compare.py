@@ -28,6 +28,7 @@ from app.tokenizers.registry import Registry
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
+from app.web.markup.tokenview import build_view
 from app.web.pages.budget_view import cheapest_first, cost_lines, rank_columns
 from app.web.pages.chat_form import PageInput, focus_after, names_for, roles_for
 from app.web.pages.chat_prompt import chat_result, chat_view, message_rows, render_page_chat, reply_tokens
@@ -49,7 +50,6 @@ from app.web.pages.common import (
 )
 from app.web.pages.fewest_view import fewest_counts
 from app.web.pages.sample_notes import note_for
-from app.web.tokenview import build_view
 
 router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py
 DEFAULT_COMPARE = ("gpt2", "cl100k_base", "o200k_base", "mistral_v1", "tokenprism_4k")

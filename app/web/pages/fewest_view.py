@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from app.errors import TokenprismError
 from app.tokenizers.lecture import shortest
 from app.tokenizers.tokens import char_ranges, make_tokens
+from app.web.markup.tokenview import TokenView, build_view
 from app.web.pages.common import HEAD_SLACK
-from app.web.tokenview import TokenView, build_view
 
 MAX_LISTED = 50  # differences listed under the drawing; the count is of all
 

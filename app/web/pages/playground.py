@@ -18,6 +18,8 @@ from app.tokenizers.typed_ids import parse_ids
 from app.web import engine_calls
 from app.web.deps import services
 from app.web.edge.lean_route import LeanRoute
+from app.web.markup.text_escapes import render_decoded
+from app.web.markup.tokenview import VIEWS, build_view
 from app.web.pages.budget_view import Budget, PlaygroundBudget, parse_reply, playground_model
 from app.web.pages.chat_form import PageInput, focus_after, names_for, roles_for
 from app.web.pages.chat_prompt import (
@@ -48,8 +50,6 @@ from app.web.pages.common import (
 )
 from app.web.pages.fewest_view import fewest_view
 from app.web.pages.sample_notes import note_for
-from app.web.text_escapes import render_decoded
-from app.web.tokenview import VIEWS, build_view
 
 router = APIRouter(include_in_schema=False, route_class=LeanRoute)  # see lean_route.py
 DEFAULT_TOKENIZER = "o200k_base"

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from app.tokenizers.base import Tokenizer
 from app.tokenizers.tokens import Token
-from app.web.number import num
+from app.web.markup.number import num
 from app.web.pages.samples import FAMILY, GLITCH
 
 ENDOFTEXT = "<|endoftext|>"

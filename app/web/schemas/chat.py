@@ -9,8 +9,8 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from app.chat.tools import MAX_JSON_DEPTH, MAX_TOOLS
-from app.web.budget_schemas import BudgetOut, ModelName, ReplyTokens
 from app.web.schemas.base import MAX_MESSAGES, Request, Response, TokenizerName
+from app.web.schemas.budget import BudgetOut, ModelName, ReplyTokens
 from app.web.schemas.tokens import TokenOut
 
 TOOL_SCHEMA = {

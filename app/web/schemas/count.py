@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field
 
-from app.web.budget_schemas import BudgetOut, ModelName, ReplyTokens
 from app.web.schemas.base import (
     DEFAULT_TOKENIZERS_DOC,
     MAX_MESSAGES,
@@ -16,6 +15,7 @@ from app.web.schemas.base import (
     Response,
     TokenizerNames,
 )
+from app.web.schemas.budget import BudgetOut, ModelName, ReplyTokens
 from app.web.schemas.chat import EXAMPLE_TOOL, EXAMPLE_TOOL_CHAT, ChatMessageIn, Tools
 
 

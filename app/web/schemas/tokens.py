@@ -8,7 +8,6 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from app.web.budget_schemas import BudgetOut, ModelName, ReplyTokens
 from app.web.schemas.base import (
     DEFAULT_TOKENIZERS_DOC,
     MODELS_AMONG_NAMES_DOC,
@@ -18,6 +17,7 @@ from app.web.schemas.base import (
     TokenizerName,
     TokenizerNames,
 )
+from app.web.schemas.budget import BudgetOut, ModelName, ReplyTokens
 
 
 class TokenizeRequest(Request):

@@ -33,13 +33,13 @@ from app.shares.store import Share
 from app.tokenizers.registry import Registry
 from app.tokenizers.tokens import clean_text
 from app.web import engine_calls
-from app.web.budget_schemas import ModelName, ReplyTokens
 from app.web.pages.budget_view import parse_reply
 from app.web.pages.chat_form import MAX_PAGE_MESSAGES
 from app.web.pages.chat_tools import check_size
 from app.web.pages.compare import CompareState
 from app.web.pages.playground import DEFAULT_TOKENIZER, PlaygroundState, settle
 from app.web.schemas import ChatMessageIn, Request, Response, TokenizerName, TokenizerNames
+from app.web.schemas.budget import ModelName, ReplyTokens
 
 PAGES = {"playground": "/", "compare": "/compare"}  # page -> its path
 DOC_VERSION = 1

@@ -23,9 +23,9 @@ from app.bpe import replay
 from app.errors import TokenprismError
 from app.tokenizers.tokens import clean_text, text_stats
 from app.web.edge.json_body import finished_response
+from app.web.markup.text_escapes import byte_label, render_text
+from app.web.markup.tokenview import build_view
 from app.web.pages.common import base_context, canonical, is_htmx, listed_entries, page_text, page_url
-from app.web.text_escapes import byte_label, render_text
-from app.web.tokenview import build_view
 from app.web.training.merge_counts import bar_width, sparkline
 
 DEFAULT_TOKENIZER = "tokenprism_4k"

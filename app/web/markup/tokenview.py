@@ -24,8 +24,8 @@ import regex
 from markupsafe import Markup
 
 from app.tokenizers.tokens import Token, segments
-from app.web.number import num
-from app.web.text_escapes import HIDDEN, HIDDEN_OR_SPACE, HTML_ESCAPES, byte_label, escape_html, render_text
+from app.web.markup.number import num
+from app.web.markup.text_escapes import HIDDEN, HIDDEN_OR_SPACE, HTML_ESCAPES, byte_label, escape_html, render_text
 
 VIEWS = ("text", "ids", "bytes")
 PALETTE_SIZE = 10

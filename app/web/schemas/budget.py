@@ -1,5 +1,5 @@
 """The budget's request fields and response model, for /api/count, /api/tokenize, /api/chat and
-/api/compare (app/web/schemas/ uses them; app/pricing/budget.py computes the budget).
+/api/compare (the other schemas here use them; app/pricing/budget.py computes the budget).
 
 Money is an exact decimal string ("0.0000175": tokens x price per million / 1,000,000, no
 rounding); parse it with a decimal type, not a float, to keep it exact. Left out: the

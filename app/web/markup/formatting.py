@@ -15,8 +15,8 @@ from fastapi.templating import Jinja2Templates
 
 from app.chat.render import FORMATS
 from app.pricing.money import percent, usd
-from app.web.number import num
-from app.web.text_escapes import render_text
+from app.web.markup.number import num
+from app.web.markup.text_escapes import render_text
 
 
 def install_filters(templates: Jinja2Templates) -> None:
