@@ -95,20 +95,22 @@ static size_t run_of_kinds(const unsigned char *s, size_t i, size_t n, int cjk, 
     return i;
 }
 
-/* Split 3 at i, in a piece that is (cjk) or is not a CJK run; i is in the piece. */
-static size_t split3(const unsigned char *s, size_t i, size_t n, int cjk) {
-    size_t at1, at2;
-    unsigned k0 = kind_at(s, i, n, cjk, &at1), k1 = kind_at(s, at1, n, cjk, &at2);
+/* Split 3 at i, in a piece that is (cjk) or is not a CJK run; i is in the piece, the kind of
+ * its character k0 and the next one's start at1. Each character is decoded once. */
+static size_t split3(const unsigned char *s, size_t i, size_t n, int cjk, unsigned k0, size_t at1) {
+    size_t at2;
+    unsigned k1 = kind_at(s, at1, n, cjk, &at2);
     if (ascii_punct(s[i]) && at1 < n && ascii_letter(s[at1]) && k1 == K_LETTER) { /* A1 */
         size_t j = at1;
         while (j < n && ascii_letter(s[j])) j++;
         return j;
     }
     if (k0 != K_NEWLINE && k0 != K_LETTER && k0 != K_PUNCT && LETTER_OR_MARK(k1)) /* A2, with its first character */
-        return run_of_kinds(s, at1, n, cjk, K_LETTER, K_MARK);
-    if (LETTER_OR_MARK(k0)) return run_of_kinds(s, i, n, cjk, K_LETTER, K_MARK); /* A2 */
-    if (k0 == K_PUNCT || (s[i] == ' ' && k1 == K_PUNCT)) {                    /* A3 */
-        size_t j = run_of_kinds(s, k0 == K_PUNCT ? i : at1, n, cjk, K_PUNCT, K_PUNCT);
+        return run_of_kinds(s, at2, n, cjk, K_LETTER, K_MARK);
+    if (LETTER_OR_MARK(k0)) /* A2 */
+        return LETTER_OR_MARK(k1) ? run_of_kinds(s, at2, n, cjk, K_LETTER, K_MARK) : at1;
+    if (k0 == K_PUNCT || (s[i] == ' ' && k1 == K_PUNCT)) { /* A3 */
+        size_t j = k1 == K_PUNCT ? run_of_kinds(s, at2, n, cjk, K_PUNCT, K_PUNCT) : at1;
         return run_of_kinds(s, j, n, cjk, K_NEWLINE, K_NEWLINE);
     }
     if (k0 == K_SPACE || k0 == K_NEWLINE) {
@@ -206,7 +208,7 @@ static __attribute__((noinline)) size_t next_by_characters(const unsigned char *
         }
         return j;
     }
-    return split3(s, i, n, in_cjk(cp));
+    return split3(s, i, n, in_cjk(cp), KIND_OF[raw_class(cp)], next);
 }
 
 size_t pretok_next_deepseek(const unsigned char *s, size_t i, size_t n) {
