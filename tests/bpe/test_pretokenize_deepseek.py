@@ -101,8 +101,8 @@ def test_texts_of_few_ascii_kinds_cut_as_the_library_cuts_them(text):
     assert ours(text) == library_pieces(text)
 
 
-# runs of ideographs (U+4E00-U+9FA5) are skipped three bytes at a time: the range's edges and
-# what may break a run (kana of each kind, CJK punctuation, the ideographs just outside)
+# runs of ideographs (U+4E00-U+9FA5, split 2's CJK pieces): the range's edges and what may
+# break a run (kana of each kind, CJK punctuation, the ideographs just outside)
 IDEOGRAPH_EDGES = (
     "\u4e00\u4e01\u9fa5\u9fa6\u4dff\u9fff東京\u3041\u309b\u30fc\u30fb\u3001\u3000\u0301a1 \uac00\U00020000"
 )

@@ -62,6 +62,23 @@ static const unsigned char KIND_OF[PT_NEWLINE + 1] = {
     [PT_LO] = K_LETTER,   [PT_MARK] = K_MARK, [PT_NUMBER] = K_END, [PT_PUNCT] = K_PUNCT, [PT_SPACE] = K_SPACE,
     [PT_NEWLINE] = K_NEWLINE};
 
+enum { K_WIDE = K_END + 1 }; /* a byte >= 0x80: a character the table does not tell */
+
+static unsigned char byte_kinds[256]; /* an ASCII byte's kind (K_END: a digit), K_WIDE above */
+
+__attribute__((constructor)) static void byte_kinds_init(void) {
+    for (unsigned b = 0; b < 256; b++) byte_kinds[b] = b < 0x80 ? KIND_OF[raw_class(b)] : K_WIDE;
+}
+
+/* Where white space from i ends (A4-A6), j being the end of its run, `last` where its last
+ * character starts, after_newline past its last line break (0: none), and at_end whether the
+ * piece ends at j. */
+static inline size_t spaces_end(size_t i, size_t j, size_t last, size_t after_newline, int at_end) {
+    if (after_newline) return after_newline; /* A4: up to the last line break */
+    if (at_end || last == i) return j;       /* A5 at the piece's end, or A6 for one character */
+    return last;                             /* A5: all but the last, which (?!\S) needs */
+}
+
 /* What split 3 sees at s[i] in a piece that is (cjk) or is not a CJK run: K_END past the
  * piece (a digit, the other side of the CJK ranges, or the text's end). */
 static inline unsigned kind_at(const unsigned char *s, size_t i, size_t n, int cjk, size_t *next) {
@@ -71,7 +88,7 @@ static inline unsigned kind_at(const unsigned char *s, size_t i, size_t n, int c
     }
     if (s[i] < 0x80) { /* ASCII: never in the CJK ranges */
         *next = i + 1;
-        return cjk ? K_END : KIND_OF[raw_class(s[i])];
+        return cjk ? K_END : byte_kinds[s[i]];
     }
     unsigned long cp = decode(s, i, n, next);
     unsigned cls = raw_class(cp);
@@ -121,9 +138,7 @@ static size_t split3(const unsigned char *s, size_t i, size_t n, int cjk, unsign
             last = j;
             j = next;
         }
-        if (after_newline) return after_newline;   /* A4: up to the last line break */
-        if (k == K_END || last == i) return j;      /* A5 at the piece's end, or A6 for one character */
-        return last;                                /* A5: all but the last, which (?!\S) needs */
+        return spaces_end(i, j, last, after_newline, k == K_END);
     }
     /* no alternative matches here: the text up to where one does is a piece of its own */
     size_t j = at1;
@@ -140,14 +155,6 @@ static size_t split3(const unsigned char *s, size_t i, size_t n, int cjk, unsign
  * The same rules where the chunk and the byte after it are ASCII (most of prose and code):
  * a byte's kind from its class alone (ASCII is never in the CJK ranges), no decoding. A chunk
  * whose end depends on a wider character is left to the rules above (0). */
-enum { K_WIDE = K_END + 1 }; /* a byte >= 0x80: a character the table does not tell */
-
-static unsigned char byte_kinds[256]; /* an ASCII byte's kind (K_END: a digit), K_WIDE above */
-
-__attribute__((constructor)) static void byte_kinds_init(void) {
-    for (unsigned b = 0; b < 256; b++) byte_kinds[b] = b < 0x80 ? KIND_OF[raw_class(b)] : K_WIDE;
-}
-
 static inline unsigned ascii_kind(const unsigned char *s, size_t j, size_t n) { return j < n ? byte_kinds[s[j]] : K_END; }
 
 /* The end of the run from j of bytes of kind `a`; *stop: the kind of what ends it. */
@@ -161,8 +168,8 @@ static inline size_t ascii_run(const unsigned char *s, size_t j, size_t n, unsig
 static size_t ascii_chunk(const unsigned char *s, size_t i, size_t n) {
     unsigned c = s[i], k0 = byte_kinds[c], k1 = ascii_kind(s, i + 1, n), stop;
     size_t j;
-    if (raw_class(c) == PT_NUMBER) { /* split 1: up to three digits */
-        for (j = i + 1; j < i + 3 && j < n && s[j] < 0x80 && raw_class(s[j]) == PT_NUMBER; j++) {}
+    if (k0 == K_END) { /* a digit, split 1: up to three */
+        for (j = i + 1; j < i + 3 && j < n && byte_kinds[s[j]] == K_END; j++) {}
         return j < i + 3 && j < n && s[j] >= 0x80 ? 0 : j; /* a wider digit may go on */
     }
     if (ascii_punct(c) && k1 == K_LETTER && ascii_letter(s[i + 1])) { /* A1: ASCII letters only */
@@ -186,9 +193,7 @@ static size_t ascii_chunk(const unsigned char *s, size_t i, size_t n) {
             if (k == K_NEWLINE) after_newline = j + 1;
             last = j;
         }
-        if (k == K_WIDE) return 0;
-        if (after_newline) return after_newline;
-        return k == K_END || last == i ? j : last;
+        return k == K_WIDE ? 0 : spaces_end(i, j, last, after_newline, k == K_END);
     }
     return 0; /* an other byte: the rules above */
 }

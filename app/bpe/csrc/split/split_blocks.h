@@ -215,15 +215,13 @@ static inline unsigned window_chunk_end(const SplitBlocks *b, unsigned k) {
     return block_chunk_end(b, k);
 }
 
-/* Where the chunk at s[i] ends (i < n): from the window when it can tell, else from a window
- * opened at i, else split's. */
+/* Where the chunk at s[i] ends (i < n; the family has windows): from the window when it can
+ * tell, else from a window opened at i, else split's. */
 static __attribute__((noinline)) size_t blocks_next_rest(SplitBlocks *b, pretok_fn split, size_t i) {
-    if (b->rules) {
-        size_t k = i - b->base;
-        unsigned end = k < b->limit ? window_chunk_end(b, (unsigned)k) : 0;
-        if (end) return b->base + end;
-        if ((k || !b->limit) && blocks_window(b, i) && (end = window_chunk_end(b, 0))) return i + end;
-    }
+    size_t k = i - b->base;
+    unsigned end = k < b->limit ? window_chunk_end(b, (unsigned)k) : 0;
+    if (end) return b->base + end;
+    if ((k || !b->limit) && blocks_window(b, i) && (end = window_chunk_end(b, 0))) return i + end;
     return split(b->s, i, b->n);
 }
 
