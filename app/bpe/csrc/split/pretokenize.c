@@ -43,6 +43,11 @@
 
 void pretok_init(void) {} /* the tables are constant data; kept so callers need not know */
 
+/* The class of code point cp (<= 0x10FFFF) in the two-stage table. */
+static inline unsigned class_of(unsigned long cp) {
+    return pt_stage2[((size_t)pt_stage1[cp >> PT_BLOCK_BITS] << PT_BLOCK_BITS) | (cp & ((1u << PT_BLOCK_BITS) - 1))];
+}
+
 /* The class of the character at s[i] (a byte >= 0x80 starts it); *next is where the next begins. */
 static unsigned class_slow(const unsigned char *s, size_t i, size_t n, size_t *next) {
     unsigned b = s[i];
@@ -54,8 +59,22 @@ static unsigned class_slow(const unsigned char *s, size_t i, size_t n, size_t *n
     unsigned long cp = b & (0x7Fu >> width);
     for (size_t k = 1; k < width; k++) cp = (cp << 6) | (s[i + k] & 0x3Fu);
     *next = i + width;
-    if (cp > 0x10FFFF) return PT_OTHER;
-    return pt_stage2[((size_t)pt_stage1[cp >> PT_BLOCK_BITS] << PT_BLOCK_BITS) | (cp & ((1u << PT_BLOCK_BITS) - 1))];
+    return cp > 0x10FFFF ? PT_OTHER : class_of(cp);
+}
+
+/* class_slow, with the two- and three-byte characters (every script but the rarest) decoded
+ * in line, without its loop. */
+static inline unsigned class_wide(const unsigned char *s, size_t i, size_t n, size_t *next) {
+    unsigned b = s[i];
+    if (b >= 0xC0 && b < 0xE0 && i + 2 <= n) {
+        *next = i + 2;
+        return class_of((b & 0x1Fu) << 6 | (s[i + 1] & 0x3Fu));
+    }
+    if (b >= 0xE0 && b < 0xF0 && i + 3 <= n) {
+        *next = i + 3;
+        return class_of((b & 0x0Fu) << 12 | (s[i + 1] & 0x3Fu) << 6 | (s[i + 2] & 0x3Fu));
+    }
+    return class_slow(s, i, n, next);
 }
 
 /* The class of the character at s[i] (i < n). Block 0 of the table is the ASCII one. */
@@ -64,7 +83,7 @@ static inline unsigned class_at(const unsigned char *s, size_t i, size_t n, size
         *next = i + 1;
         return pt_stage2[s[i]];
     }
-    return class_slow(s, i, n, next);
+    return class_wide(s, i, n, next);
 }
 
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -102,7 +121,7 @@ static inline size_t run_of(const unsigned char *s, size_t i, size_t n, unsigned
             while (i < n && s[i] < 0x80 && IN(mask, pt_stage2[s[i]])) i++;
             if (i >= n || s[i] < 0x80) return i;
         }
-        if (!IN(mask, class_slow(s, i, n, &next))) return i;
+        if (!IN(mask, class_wide(s, i, n, &next))) return i;
         i = next;
     }
     return i;
@@ -246,10 +265,7 @@ static size_t next_o200k_like(const unsigned char *s, size_t i, size_t n, int co
     return end ? end : spaces(s, i, n, 0, 1);
 }
 
-unsigned pretok_class(unsigned long cp) {
-    if (cp > 0x10FFFF) return PT_OTHER;
-    return pt_stage2[((size_t)pt_stage1[cp >> PT_BLOCK_BITS] << PT_BLOCK_BITS) | (cp & ((1u << PT_BLOCK_BITS) - 1))];
-}
+unsigned pretok_class(unsigned long cp) { return cp > 0x10FFFF ? PT_OTHER : class_of(cp); }
 
 static size_t next_cl100k(const unsigned char *s, size_t i, size_t n) {
     return next_cl100k_like(s, i, n, M_LETTER, 3, M_NOT_SLN, 1);

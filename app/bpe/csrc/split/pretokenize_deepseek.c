@@ -95,10 +95,6 @@ static inline unsigned kind_at(const unsigned char *s, size_t i, size_t n, int c
     return in_cjk(cp) != cjk ? K_END : KIND_OF[cls];
 }
 
-static int ascii_punct(unsigned char c) {
-    return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
-}
-
 static int ascii_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
 
 #define LETTER_OR_MARK(k) ((k) == K_LETTER || (k) == K_MARK)
@@ -117,7 +113,7 @@ static size_t run_of_kinds(const unsigned char *s, size_t i, size_t n, int cjk, 
 static size_t split3(const unsigned char *s, size_t i, size_t n, int cjk, unsigned k0, size_t at1) {
     size_t at2;
     unsigned k1 = kind_at(s, at1, n, cjk, &at2);
-    if (ascii_punct(s[i]) && at1 < n && ascii_letter(s[at1]) && k1 == K_LETTER) { /* A1 */
+    if (s[i] < 0x80 && k0 == K_PUNCT && k1 == K_LETTER && ascii_letter(s[at1])) { /* A1: ASCII punctuation, ASCII letters */
         size_t j = at1;
         while (j < n && ascii_letter(s[j])) j++;
         return j;
@@ -172,7 +168,7 @@ static size_t ascii_chunk(const unsigned char *s, size_t i, size_t n) {
         for (j = i + 1; j < i + 3 && j < n && byte_kinds[s[j]] == K_END; j++) {}
         return j < i + 3 && j < n && s[j] >= 0x80 ? 0 : j; /* a wider digit may go on */
     }
-    if (ascii_punct(c) && k1 == K_LETTER && ascii_letter(s[i + 1])) { /* A1: ASCII letters only */
+    if (k0 == K_PUNCT && k1 == K_LETTER) { /* A1 (ASCII's punctuation and letters are these kinds) */
         for (j = i + 1; j < n && ascii_letter(s[j]); j++) {}
         return j;
     }
