@@ -30,6 +30,7 @@ PRETOKENIZE = {
         f"{C}/split/pretokenize.c",
         f"{C}/split/pretokenize_deepseek.c",
         f"{C}/split/split_blocks.h",
+        f"{C}/split/split_blocks_deepseek.h",
         f"{C}/train/chunk_map.h",
         "app/bpe/unicode_classes.py",
     ],

@@ -86,7 +86,14 @@ static PyObject *table(PyObject *module, PyObject *args) {
     return out;
 }
 
+static PyObject *windows(PyObject *module, PyObject *args) {
+    int family;
+    if (!PyArg_ParseTuple(args, "i:windows", &family) || !family_of(family)) return NULL;
+    return PyBool_FromLong(block_rules((pretok_family)family) != NULL);
+}
+
 static PyMethodDef methods[] = {
+    {"windows", windows, METH_VARARGS, "windows(family) -> whether split_blocks.h cuts its ASCII 64 bytes at a time"},
     {"chunks", chunks, METH_VARARGS,
      "chunks(family, text, regex=False, blocks=False) -> the (start, end) character offsets of its chunks"},
     {"count", count, METH_VARARGS, "count(family, utf8_bytes) -> the number of chunks (without the GIL)"},

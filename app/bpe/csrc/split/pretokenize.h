@@ -47,6 +47,12 @@ pretok_fn pretok_function(pretok_family family);
 size_t pretok_next_deepseek(const unsigned char *s, size_t i, size_t n);
 const char *pretok_onig_version(void);
 
+/* Whether the table sorts ASCII as split_blocks_deepseek.h's windows read it (letters A-Z a-z,
+ * digits, line breaks \r \n, white space \t \v \f and ' ', control bytes as other, the rest
+ * punctuation); when not, DeepSeek's split gets no windows, so a table that differed could not
+ * change a chunk. */
+int pretok_deepseek_ascii_as_windows_read(void);
+
 /* pretok_next on the Unicode classes of Python's `regex` module (the version pinned for the build)
  * in place of tiktoken's: the chunks `regex` finds with the family's pattern (tested for gpt2 and
  * cl100k). tokenprism's own BPE splits with `regex`, so its training counts these (_chunk_count.c). */

@@ -219,4 +219,17 @@ size_t pretok_next_deepseek(const unsigned char *s, size_t i, size_t n) {
 
 unsigned pretok_class_onig(unsigned long cp) { return raw_class(cp); }
 
+int pretok_deepseek_ascii_as_windows_read(void) {
+    for (unsigned c = 0; c < 0x80; c++) {
+        unsigned want = (c | 0x20) - 'a' < 26u            ? K_LETTER
+                        : c - '0' < 10u                    ? K_END
+                        : c == '\n' || c == '\r'           ? K_NEWLINE
+                        : c - '\t' < 5u || c == ' '        ? K_SPACE
+                        : c < 32u || c == 0x7F             ? K_OTHER
+                                                           : K_PUNCT;
+        if (byte_kinds[c] != want) return 0;
+    }
+    return 1;
+}
+
 const char *pretok_onig_version(void) { return PT_SOURCE_VERSION; }

@@ -1,6 +1,7 @@
-/* o200k's split (and Tekken's) on ASCII text, 64 bytes at a time: the bytes of a window are
- * classified at once into bit masks (lower, upper, digit, space, newline, other), and a
- * chunk's end is then found by counting bits, without a branch for every byte. The chunks
+/* o200k's split (and Tekken's, and DeepSeek's by split_blocks_deepseek.h's rules) on ASCII
+ * text, 64 bytes at a time: the bytes of a window are classified at once into bit masks
+ * (lower, upper, digit, space, newline, other), and a chunk's end is then found by counting
+ * bits, without a branch for every byte. The chunks
  * are pretokenize.c's (the pattern's matches); wherever the window cannot tell, the caller's
  * function for one chunk (pretokenize.h's pretok_fn) cuts it.
  *
@@ -17,7 +18,8 @@
  * can tell its run's end.
  * Left to the caller's function: a chunk that reaches the window's end or a byte >= 0x80 (which
  * may be a letter, a mark or a space that continues it), a word followed by an apostrophe
- * (the contractions), whitespace at the end of the text, and every other family.
+ * (the contractions), whitespace at the end of the text, DeepSeek's white space, and every
+ * other family.
  * Header only; included by _engine.c and _pretokenize_check.c.
  */
 #ifndef TOKENPRISM_SPLIT_BLOCKS_H
@@ -34,30 +36,38 @@
 
 typedef struct {
     unsigned char digits, contractions; /* digits 0: the family is not split here */
+    unsigned char deepseek;             /* DeepSeek's rules (split_blocks_deepseek.h), not o200k's */
 } BlockRules;
 
 /* The rules of `family` when this file splits it, else NULL. */
 static inline const BlockRules *block_rules(pretok_family family) {
-    static const BlockRules o200k = {3, 1}, tekken = {1, 0};
+    static const BlockRules o200k = {3, 1, 0}, tekken = {1, 0, 0}, deepseek = {3, 0, 1};
+    if (family == PRETOK_DEEPSEEK) return pretok_deepseek_ascii_as_windows_read() ? &deepseek : NULL;
     return family == PRETOK_O200K ? &o200k : family == PRETOK_TEKKEN ? &tekken : NULL;
 }
 
 typedef struct {
     const unsigned char *s;
     size_t n, base;        /* the window starts at s[base] */
+    size_t retry, gap;     /* no window is opened before s[retry]; gap: how far the next failure sets it */
     unsigned limit;        /* s[base .. base + limit) is ASCII and classified; 0: no window */
     const BlockRules *rules;
     uint64_t lower, upper, digit, space, newline, other, slash; /* bit k: s[base + k] */
+    uint64_t blank, control; /* ' '; for DeepSeek, the bytes that are none of the others nor punctuation */
     uint64_t letters, before_letters; /* a letter; a space or other byte before one */
     uint64_t word_ends;               /* a letter before it and none here, or a lower before an upper */
     uint64_t starts, quick;           /* where chunks start; which of them end at the next start */
 } SplitBlocks;
+
+#define RETRY_AFTER 32 /* bytes; blocks_window */
+#define RETRY_MOST 1024
 
 static inline void blocks_init(SplitBlocks *b, const BlockRules *rules, const unsigned char *s, size_t n) {
     memset(b, 0, sizeof *b);
     b->s = s;
     b->n = n;
     b->rules = rules;
+    b->gap = RETRY_AFTER;
 }
 
 #if defined(__SSE2__)
@@ -80,13 +90,19 @@ static inline unsigned equal16(__m128i v, int byte) {
  * chunk ends at the next start. A whitespace chunk is quick only where the window has no
  * space before a newline (the newlines' chunk would take that space along) and its run does
  * not reach the window's limit (what follows may continue it); block_chunk_end does the rest. */
+/* Where the digits' chunks start: each digit, or every third of a run (`digits` 1 or 3). */
+static inline uint64_t digit_starts(uint64_t digit, unsigned digits) {
+    uint64_t starts = digits == 1 ? digit : digit & ~(digit << 1);
+    for (uint64_t more = 1; digits == 3 && more; starts |= more)
+        more = starts << 3 & digit & digit << 1 & digit << 2 & ~starts;
+    return starts;
+}
+
 static inline void blocks_starts(SplitBlocks *b, uint64_t blank, uint64_t high) {
-    uint64_t letters = b->letters, other = b->other, digit = b->digit, newline = b->newline;
+    uint64_t letters = b->letters, other = b->other, newline = b->newline;
     uint64_t letter_runs = letters & ~(letters << 1), other_runs = other & ~(other << 1);
     uint64_t joins = (b->space | (other_runs & ~(blank << 1))) & letter_runs >> 1;
-    uint64_t digits = b->rules->digits == 1 ? digit : digit & ~(digit << 1);
-    for (uint64_t more = 1; b->rules->digits == 3 && more; digits |= more)
-        more = digits << 3 & digit & digit << 1 & digit << 2 & ~digits;
+    uint64_t digits = digit_starts(b->digit, b->rules->digits);
     uint64_t taken = newline & other << 1;                     /* newlines right after an other run */
     taken = ((newline + taken) ^ newline) & newline;           /* and the rest of their run */
     uint64_t ws = (b->space | newline) & ~taken, space = b->space;
@@ -102,7 +118,8 @@ static inline void blocks_starts(SplitBlocks *b, uint64_t blank, uint64_t high) 
 
 /* Classifies p[0..64) into b's masks; returns the mask of bytes >= 0x80. */
 static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
-    uint64_t high = 0, ws = 0, blank = 0;
+    uint64_t high = 0, ws = 0, blank = 0, control = 0;
+    int deepseek = b->rules->deepseek;
     b->lower = b->upper = b->digit = b->newline = b->slash = 0;
 #if defined(__SSE2__)
     for (int q = 0; q < 4; q++) {
@@ -117,6 +134,7 @@ static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
         blank |= (uint64_t)equal16(v, ' ') << shift;
         b->newline |= (uint64_t)(equal16(v, '\n') | equal16(v, '\r')) << shift;
         b->slash |= (uint64_t)equal16(v, '/') << shift;
+        if (deepseek) control |= (uint64_t)(in_range16(v, 0, 32) | equal16(v, 0x7F)) << shift;
     }
 #else
     for (int k = 0; k < 64; k++) {
@@ -130,18 +148,31 @@ static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
         blank |= c == ' ' ? bit : 0;
         b->newline |= c == '\n' || c == '\r' ? bit : 0;
         b->slash |= c == '/' ? bit : 0;
+        control |= c < 32u || c == 0x7F ? bit : 0;
     }
 #endif
     b->space = ws & ~b->newline; /* \t, \v, \f and ' ' */
     b->other = ~(high | b->lower | b->upper | b->digit | ws);
     b->letters = b->lower | b->upper;
+    b->blank = blank;
+    if (deepseek) { /* the window ends at a control byte too; the other bytes are punctuation */
+        b->control = control & ~ws;
+        b->other &= ~b->control;
+        return high | b->control;
+    }
     b->before_letters = (b->other | b->space) & b->letters >> 1;
     b->word_ends = (b->letters << 1 & ~b->letters) | (b->lower << 1 & b->upper);
     blocks_starts(b, blank, high);
     return high;
 }
 
-/* Opens a window at s[i]; 0 when its first bytes are not ASCII (the window is then empty). */
+#include "split_blocks_deepseek.h"
+
+
+/* Opens a window at s[i]; 0 when its first bytes are not ASCII (the window is then empty, and
+ * none is tried again for RETRY_AFTER bytes, twice as many after each failure in a row up to
+ * RETRY_MOST: in text that is mostly not ASCII, trying at every chunk cost more than the
+ * windows saved). */
 static inline int blocks_window(SplitBlocks *b, size_t i) {
     const unsigned char *p = b->s + i;
     size_t avail = b->n - i;
@@ -151,7 +182,12 @@ static inline int blocks_window(SplitBlocks *b, size_t i) {
     if (avail >= 64) {
         uint64_t head;
         memcpy(&head, p, 8);
-        if (head & 0x8080808080808080ull) return 0;
+        if (head & 0x8080808080808080ull) {
+            b->retry = i + b->gap;
+            b->gap = b->gap < RETRY_MOST ? 2 * b->gap : RETRY_MOST;
+            return 0;
+        }
+        b->gap = RETRY_AFTER;
     } else {
         if (avail < 2) return 0;
         memcpy(padded, p, avail);
@@ -160,6 +196,7 @@ static inline int blocks_window(SplitBlocks *b, size_t i) {
     }
     uint64_t high = blocks_classify(b, p);
     b->limit = high ? (unsigned)__builtin_ctzll(high) : 64;
+    if (b->rules->deepseek) deepseek_starts(b);
     return 1;
 }
 
@@ -203,7 +240,8 @@ static inline unsigned quick_chunk_end(const SplitBlocks *b, unsigned k) {
     unsigned end = later ? (unsigned)__builtin_ctzll(later) : 64;
     if (end >= b->limit) return end;
     unsigned char c = b->s[b->base + end];
-    if ((c == '\'' && b->rules->contractions) || (c == '/' && b->newline >> (end - 1) & 1)) return 0;
+    if ((c == '\'' && b->rules->contractions) || (c == '/' && !b->rules->deepseek && b->newline >> (end - 1) & 1))
+        return 0;
     return end;
 }
 
@@ -212,7 +250,7 @@ static inline unsigned quick_chunk_end(const SplitBlocks *b, unsigned k) {
 static inline unsigned window_chunk_end(const SplitBlocks *b, unsigned k) {
     unsigned end = quick_chunk_end(b, k);
     if (end) return end < b->limit ? end : 0; /* past the limit: no rule here can tell */
-    return block_chunk_end(b, k);
+    return b->rules->deepseek ? 0 : block_chunk_end(b, k);
 }
 
 /* Where the chunk at s[i] ends (i < n; the family has windows): from the window when it can
@@ -221,6 +259,7 @@ static __attribute__((noinline)) size_t blocks_next_rest(SplitBlocks *b, pretok_
     size_t k = i - b->base;
     unsigned end = k < b->limit ? window_chunk_end(b, (unsigned)k) : 0;
     if (end) return b->base + end;
+    if (k < b->limit && b->rules->deepseek) return split(b->s, i, b->n); /* a window opened here would not tell */
     if ((k || !b->limit) && blocks_window(b, i) && (end = window_chunk_end(b, 0))) return i + end;
     return split(b->s, i, b->n);
 }
@@ -234,6 +273,8 @@ static inline size_t blocks_next(SplitBlocks *b, pretok_fn split, size_t i) {
     if (k < b->limit) {
         unsigned end = quick_chunk_end(b, (unsigned)k);
         if (end && end < b->limit) return b->base + end;
+    } else if (i < b->retry || b->s[i] >= 0x80) { /* no window could open here */
+        return split(b->s, i, b->n);
     }
     return blocks_next_rest(b, split, i);
 }

@@ -1,0 +1,43 @@
+/* DeepSeek's split (pretokenize_deepseek.c's rules) on ASCII text, in split_blocks.h's
+ * windows: where its chunks start, from the window's masks at once. A byte loop that asks
+ * each chunk's kind mispredicts about two branches a chunk of code or prose (cachegrind's
+ * model); here most chunks end at the next start, found by counting bits.
+ *
+ * On ASCII (a window ends at a byte >= 0x80 or a control byte), with `x << 1` read as "the
+ * byte before is in x":
+ *   - digits (split 1): a run's first digit, then every third;
+ *   - A1: a punctuation byte alone (none before or after it, no space before it) before
+ *     letters starts a chunk that takes them;
+ *   - A2: white space other than a line break before letters starts a chunk that takes them
+ *     (it always starts a chunk: a white-space chunk before it leaves it, see spaces_end);
+ *     other letter runs start their own;
+ *   - A3: a punctuation run starts a chunk, or the space before it does; the line breaks
+ *     right after the run go with it;
+ *   - white space: its run starts a chunk. Where the run's chunks end inside it (its last line
+ *     break, its last byte) is left to pretokenize_deepseek.c: such chunks are not quick.
+ * Every other chunk is quick: it ends at the next start, when that start is before the
+ * window's limit (else the characters past it may go on with the chunk).
+ *
+ * Left out: the character rules (pretokenize_deepseek.c). Included by split_blocks.h only.
+ */
+#ifndef TOKENPRISM_SPLIT_BLOCKS_DEEPSEEK_H
+#define TOKENPRISM_SPLIT_BLOCKS_DEEPSEEK_H
+
+#include <stdint.h>
+
+/* b->starts and b->quick of the window just classified. */
+static inline void deepseek_starts(SplitBlocks *b) {
+    uint64_t letters = b->letters, punct = b->other, newline = b->newline, space = b->space, blank = b->blank;
+    uint64_t alone = punct & ~(punct << 1) & ~(punct >> 1) & ~(blank << 1);
+    uint64_t a1 = alone & letters >> 1, a2 = space & letters >> 1;
+    uint64_t words = letters & ~(letters << 1) & ~((a1 | a2) << 1);
+    uint64_t punct_runs = punct & ~(punct << 1) & ~a1;
+    uint64_t a3 = (punct_runs & ~(blank << 1)) | (blank & punct_runs >> 1);
+    uint64_t taken = newline & punct << 1;           /* line breaks right after a punctuation run */
+    taken = ((newline + taken) ^ newline) & newline; /* and the rest of their run */
+    uint64_t ws = (space | newline) & ~taken;
+    b->quick = words | a1 | a2 | a3 | digit_starts(b->digit, 3);
+    b->starts = b->quick | (ws & ~(ws << 1));
+}
+
+#endif
