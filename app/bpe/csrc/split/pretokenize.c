@@ -48,22 +48,17 @@ static inline unsigned class_of(unsigned long cp) {
     return pt_stage2[((size_t)pt_stage1[cp >> PT_BLOCK_BITS] << PT_BLOCK_BITS) | (cp & ((1u << PT_BLOCK_BITS) - 1))];
 }
 
-/* The class of the character at s[i] (a byte >= 0x80 starts it); *next is where the next begins. */
-static unsigned class_slow(const unsigned char *s, size_t i, size_t n, size_t *next) {
+/* A four-byte character's class, or PT_OTHER for a byte that starts none (not UTF-8). */
+static unsigned class_rare(const unsigned char *s, size_t i, size_t n, size_t *next) {
     unsigned b = s[i];
-    size_t width = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
-    if (width == 1 || i + width > n) { /* not UTF-8: one "other" byte */
-        *next = i + 1;
-        return PT_OTHER;
-    }
-    unsigned long cp = b & (0x7Fu >> width);
-    for (size_t k = 1; k < width; k++) cp = (cp << 6) | (s[i + k] & 0x3Fu);
-    *next = i + width;
+    *next = i + 1;
+    if (b < 0xF0 || i + 4 > n) return PT_OTHER;
+    unsigned long cp = (b & 7ul) << 18 | (s[i + 1] & 0x3Ful) << 12 | (s[i + 2] & 0x3Fu) << 6 | (s[i + 3] & 0x3Fu);
+    *next = i + 4;
     return cp > 0x10FFFF ? PT_OTHER : class_of(cp);
 }
 
-/* class_slow, with the two- and three-byte characters (every script but the rarest) decoded
- * in line, without its loop. */
+/* The class of the character at s[i] (a byte >= 0x80 starts it), *next where the next begins. */
 static inline unsigned class_wide(const unsigned char *s, size_t i, size_t n, size_t *next) {
     unsigned b = s[i];
     if (b >= 0xC0 && b < 0xE0 && i + 2 <= n) {
@@ -74,7 +69,7 @@ static inline unsigned class_wide(const unsigned char *s, size_t i, size_t n, si
         *next = i + 3;
         return class_of((b & 0x0Fu) << 12 | (s[i + 1] & 0x3Fu) << 6 | (s[i + 2] & 0x3Fu));
     }
-    return class_slow(s, i, n, next);
+    return class_rare(s, i, n, next);
 }
 
 /* The class of the character at s[i] (i < n). Block 0 of the table is the ASCII one. */
@@ -282,21 +277,14 @@ static size_t next_byte(const unsigned char *s, size_t i, size_t n) { return (vo
 
 pretok_fn pretok_function(pretok_family family) {
     switch (family) {
-    case PRETOK_GPT2:
-        return next_gpt2;
-    case PRETOK_CL100K:
-        return next_cl100k;
-    case PRETOK_LLAMA3:
-        return next_llama3;
-    case PRETOK_QWEN:
-        return next_qwen;
-    case PRETOK_O200K:
-        return next_o200k;
-    case PRETOK_TEKKEN:
-        return next_tekken;
+    case PRETOK_GPT2: return next_gpt2;
+    case PRETOK_CL100K: return next_cl100k;
+    case PRETOK_LLAMA3: return next_llama3;
+    case PRETOK_QWEN: return next_qwen;
+    case PRETOK_O200K: return next_o200k;
+    case PRETOK_TEKKEN: return next_tekken;
 #ifndef PRETOK_REGEX_CLASSES
-    case PRETOK_DEEPSEEK:
-        return pretok_next_deepseek;
+    case PRETOK_DEEPSEEK: return pretok_next_deepseek;
 #endif
     default: /* not a family: one byte, so that a caller's loop still ends */
         return next_byte;
