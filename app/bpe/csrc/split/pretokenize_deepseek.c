@@ -113,7 +113,7 @@ static size_t run_of_kinds(const unsigned char *s, size_t i, size_t n, int cjk, 
 static size_t split3(const unsigned char *s, size_t i, size_t n, int cjk, unsigned k0, size_t at1) {
     size_t at2;
     unsigned k1 = kind_at(s, at1, n, cjk, &at2);
-    if (s[i] < 0x80 && k0 == K_PUNCT && k1 == K_LETTER && ascii_letter(s[at1])) { /* A1: ASCII punctuation, ASCII letters */
+    if (s[i] < 0x80 && k0 == K_PUNCT && k1 == K_LETTER && ascii_letter(s[at1])) { /* A1: ASCII only */
         size_t j = at1;
         while (j < n && ascii_letter(s[j])) j++;
         return j;

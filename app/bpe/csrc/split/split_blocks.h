@@ -53,7 +53,7 @@ typedef struct {
     unsigned limit;        /* s[base .. base + limit) is ASCII and classified; 0: no window */
     const BlockRules *rules;
     uint64_t lower, upper, digit, space, newline, other, slash; /* bit k: s[base + k] */
-    uint64_t blank, control; /* ' '; for DeepSeek, the bytes that are none of the others nor punctuation */
+    uint64_t blank;                   /* a space (0x20) */
     uint64_t letters, before_letters; /* a letter; a space or other byte before one */
     uint64_t word_ends;               /* a letter before it and none here, or a lower before an upper */
     uint64_t starts, quick;           /* where chunks start; which of them end at the next start */
@@ -156,9 +156,9 @@ static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
     b->letters = b->lower | b->upper;
     b->blank = blank;
     if (deepseek) { /* the window ends at a control byte too; the other bytes are punctuation */
-        b->control = control & ~ws;
-        b->other &= ~b->control;
-        return high | b->control;
+        control &= ~ws;
+        b->other &= ~control;
+        return high | control;
     }
     b->before_letters = (b->other | b->space) & b->letters >> 1;
     b->word_ends = (b->letters << 1 & ~b->letters) | (b->lower << 1 & b->upper);
@@ -167,7 +167,6 @@ static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
 }
 
 #include "split_blocks_deepseek.h"
-
 
 /* Opens a window at s[i]; 0 when its first bytes are not ASCII (the window is then empty, and
  * none is tried again for RETRY_AFTER bytes, twice as many after each failure in a row up to
