@@ -79,12 +79,17 @@ def test_chunks_at_the_edges(family, text):
     assert chunks(family, text) == expected(family, text)
 
 
+UNASSIGNED_PLANES = (0x40000, 0xE0000)  # planes 4 to 13: no character assigned in any Unicode version yet
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("family", list(PATTERNS), ids=FAMILY_IDS)
 def test_every_code_point_alone_after_letters_and_spaces_and_in_runs(family):
     step = 1 << 16
     for first in range(0, uc.LAST + 1, step):
         chars = [chr(cp) for cp in range(first, min(first + step, uc.LAST + 1)) if not 0xD800 <= cp <= 0xDFFF]
+        if UNASSIGNED_PLANES[0] <= first < UNASSIGNED_PLANES[1]:  # one class throughout (the table's test checks each)
+            chars = chars[::4099] + chars[-1:]
         text = "".join(f"A{c}a {c}{c}1" for c in chars)
         assert chunks(family, text) == expected(family, text), f"in U+{first:04X}..U+{first + step - 1:04X}"
 
