@@ -52,11 +52,11 @@ typedef struct {
     size_t retry, gap;     /* no window is opened before s[retry]; gap: how far the next failure sets it */
     unsigned limit;        /* s[base .. base + limit) is ASCII and classified; 0: no window */
     const BlockRules *rules;
-    uint64_t lower, upper, digit, space, newline, other, slash; /* bit k: s[base + k] */
+    uint64_t lower, upper, digit, space, newline, other, slash, apos; /* bit k: s[base + k] */
     uint64_t blank;                   /* a space (0x20) */
     uint64_t letters, before_letters; /* a letter; a space or other byte before one */
     uint64_t word_ends;               /* a letter before it and none here, or a lower before an upper */
-    uint64_t starts, quick;           /* where chunks start; which of them end at the next start */
+    uint64_t starts, quick;           /* where chunks start; which of them end at the next start, before the limit */
 } SplitBlocks;
 
 #define RETRY_AFTER 32 /* bytes; blocks_window */
@@ -67,6 +67,7 @@ static inline void blocks_init(SplitBlocks *b, const BlockRules *rules, const un
     b->s = s;
     b->n = n;
     b->rules = rules;
+    b->retry = rules ? 0 : SIZE_MAX; /* no rules: every chunk goes to the family's function */
     b->gap = RETRY_AFTER;
 }
 
@@ -120,7 +121,7 @@ static inline void blocks_starts(SplitBlocks *b, uint64_t blank, uint64_t high) 
 static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
     uint64_t high = 0, ws = 0, blank = 0, control = 0;
     int deepseek = b->rules->deepseek;
-    b->lower = b->upper = b->digit = b->newline = b->slash = 0;
+    b->lower = b->upper = b->digit = b->newline = b->slash = b->apos = 0;
 #if defined(__SSE2__)
     for (int q = 0; q < 4; q++) {
         __m128i v;
@@ -134,6 +135,7 @@ static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
         blank |= (uint64_t)equal16(v, ' ') << shift;
         b->newline |= (uint64_t)(equal16(v, '\n') | equal16(v, '\r')) << shift;
         b->slash |= (uint64_t)equal16(v, '/') << shift;
+        b->apos |= (uint64_t)equal16(v, '\'') << shift;
         if (deepseek) control |= (uint64_t)(in_range16(v, 0, 32) | equal16(v, 0x7F)) << shift;
     }
 #else
@@ -148,6 +150,7 @@ static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
         blank |= c == ' ' ? bit : 0;
         b->newline |= c == '\n' || c == '\r' ? bit : 0;
         b->slash |= c == '/' ? bit : 0;
+        b->apos |= c == '\'' ? bit : 0;
         control |= c < 32u || c == 0x7F ? bit : 0;
     }
 #endif
@@ -167,6 +170,21 @@ static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
 }
 
 #include "split_blocks_deepseek.h"
+
+/* Keeps in b->quick the chunks whose end is the next start: one before the limit, and not a
+ * contraction's apostrophe nor a '/' that the newlines before it take along (those chunks go
+ * to block_chunk_end, or to the caller's function). Per window, so not per chunk. */
+static inline void blocks_quick(SplitBlocks *b) {
+    uint64_t within = b->limit >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << b->limit) - 1;
+    uint64_t starts = b->starts & within, quick = b->quick & within;
+    uint64_t stops = starts & ((b->rules->contractions ? b->apos : 0) | (b->rules->deepseek ? 0 : b->slash & b->newline << 1));
+    if (starts) quick &= ~((uint64_t)1 << (63 - __builtin_clzll(starts))); /* it ends at the limit or past it */
+    for (; stops; stops &= stops - 1) {
+        uint64_t before = starts & ((stops & -stops) - 1); /* the chunk before the stop ends there */
+        if (before) quick &= ~((uint64_t)1 << (63 - __builtin_clzll(before)));
+    }
+    b->quick = quick;
+}
 
 /* Opens a window at s[i]; 0 when its first bytes are not ASCII (the window is then empty, and
  * none is tried again for RETRY_AFTER bytes, twice as many after each failure in a row up to
@@ -196,6 +214,7 @@ static inline int blocks_window(SplitBlocks *b, size_t i) {
     uint64_t high = blocks_classify(b, p);
     b->limit = high ? (unsigned)__builtin_ctzll(high) : 64;
     if (b->rules->deepseek) deepseek_starts(b);
+    blocks_quick(b);
     return 1;
 }
 
@@ -230,26 +249,16 @@ static inline unsigned block_chunk_end(const SplitBlocks *b, unsigned k) {
     return end < b->limit ? end : 0;
 }
 
-/* The end of the chunk at s[base + k] when it is a quick start: the next start, which may be
- * past the window's limit (the caller then opens a window at k). 0 when it is not quick, or
- * ends at a contraction's apostrophe or at a '/' that the newlines before it take along. */
+/* The end of the chunk at s[base + k] (k < limit) when it is quick: the next start; else 0. */
 static inline unsigned quick_chunk_end(const SplitBlocks *b, unsigned k) {
-    if (!(b->quick >> k & 1)) return 0;
-    uint64_t later = b->starts & (~(uint64_t)1 << k);
-    unsigned end = later ? (unsigned)__builtin_ctzll(later) : 64;
-    if (end >= b->limit) return end;
-    unsigned char c = b->s[b->base + end];
-    if ((c == '\'' && b->rules->contractions) || (c == '/' && !b->rules->deepseek && b->newline >> (end - 1) & 1))
-        return 0;
-    return end;
+    return b->quick >> k & 1 ? (unsigned)__builtin_ctzll(b->starts & (~(uint64_t)1 << k)) : 0;
 }
 
 /* The end of the chunk at s[base + k] from the window (k < limit), relative to base: its quick
  * end, else block_chunk_end's; 0 when the window cannot tell. */
 static inline unsigned window_chunk_end(const SplitBlocks *b, unsigned k) {
     unsigned end = quick_chunk_end(b, k);
-    if (end) return end < b->limit ? end : 0; /* past the limit: no rule here can tell */
-    return b->rules->deepseek ? 0 : block_chunk_end(b, k);
+    return end || b->rules->deepseek ? end : block_chunk_end(b, k);
 }
 
 /* Where the chunk at s[i] ends (i < n; the family has windows): from the window when it can
@@ -265,13 +274,12 @@ static __attribute__((noinline)) size_t blocks_next_rest(SplitBlocks *b, pretok_
 
 /* blocks_next_rest's answer; a quick chunk inside the window is found here, in the caller's
  * loop (the rest is out of line: inlined whole, it slowed the text that is not ASCII). A
- * family without windows goes straight to its function. */
+ * family without windows goes straight to its function (its retry is past every byte). */
 static inline size_t blocks_next(SplitBlocks *b, pretok_fn split, size_t i) {
-    if (!b->rules) return split(b->s, i, b->n);
     size_t k = i - b->base;
     if (k < b->limit) {
         unsigned end = quick_chunk_end(b, (unsigned)k);
-        if (end && end < b->limit) return b->base + end;
+        if (end) return b->base + end;
     } else if (i < b->retry || b->s[i] >= 0x80) { /* no window could open here */
         return split(b->s, i, b->n);
     }
