@@ -112,3 +112,12 @@ IDEOGRAPH_EDGES = (
 @given(st.text(alphabet=IDEOGRAPH_EDGES, max_size=30))
 def test_ideograph_runs_cut_as_the_library_cuts_them(text):
     assert ours(text) == library_pieces(text)
+
+
+def test_every_two_and_three_byte_character_in_letter_runs_cuts_as_the_library_cuts_it():
+    # run_of_kinds' fast path reads these from a bitmap of the table: inside and outside a CJK run,
+    # after ASCII letters, after a wider letter and before one
+    chars = [chr(cp) for cp in range(0x80, 0x10000) if not 0xD800 <= cp <= 0xDFFF]
+    for first in range(0, len(chars), 8192):
+        text = "".join(f"a{c}b 東{c}京 é{c}\u0436 {c}{c}\n" for c in chars[first : first + 8192])
+        assert ours(text) == library_pieces(text), f"from U+{ord(chars[first]):04X}"

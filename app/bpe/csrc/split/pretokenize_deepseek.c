@@ -66,8 +66,16 @@ enum { K_WIDE = K_END + 1 }; /* a byte >= 0x80: a character the table does not t
 
 static unsigned char byte_kinds[256]; /* an ASCII byte's kind (K_END: a digit), K_WIDE above */
 
+/* [cjk][cp >> 6] bit cp & 63: code point cp (< 0x10000) continues a run of letters and marks
+ * in a piece that is (1) or is not (0) a CJK run, as kind_at says; run_of_kinds' fast path. */
+static uint64_t letters_bmp[2][1024];
+
 __attribute__((constructor)) static void byte_kinds_init(void) {
     for (unsigned b = 0; b < 256; b++) byte_kinds[b] = b < 0x80 ? KIND_OF[raw_class(b)] : K_WIDE;
+    for (unsigned long cp = 0; cp < 0x10000; cp++) {
+        unsigned kind = KIND_OF[raw_class(cp)];
+        if (kind == K_LETTER || kind == K_MARK) letters_bmp[in_cjk(cp)][cp >> 6] |= (uint64_t)1 << (cp & 63);
+    }
 }
 
 /* Where white space from i ends (A4-A6), j being the end of its run, `last` where its last
@@ -99,11 +107,28 @@ static int ascii_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20
 
 #define LETTER_OR_MARK(k) ((k) == K_LETTER || (k) == K_MARK)
 
+/* The end of the run from i of two- and three-byte letters and marks (in bmp), decoded as
+ * decode does, without their classes. */
+static inline size_t wide_letters(const unsigned char *s, size_t i, size_t n, const uint64_t *bmp) {
+    for (;;) {
+        unsigned b = i < n ? s[i] : 0, cp, width = b >= 0xE0 && b < 0xF0 ? 3 : b >= 0xC0 && b < 0xE0 ? 2 : 0;
+        if (!width || i + width > n) return i;
+        cp = width == 3 ? (b & 0x0Fu) << 12 | (s[i + 1] & 0x3Fu) << 6 | (s[i + 2] & 0x3Fu)
+                        : (b & 0x1Fu) << 6 | (s[i + 1] & 0x3Fu);
+        if (!(bmp[cp >> 6] >> (cp & 63) & 1)) return i;
+        i += width;
+    }
+}
+
 /* The end of the run from i of characters whose kind is `a` or `b`. */
 static size_t run_of_kinds(const unsigned char *s, size_t i, size_t n, int cjk, unsigned a, unsigned b) {
     size_t next;
-    if (a == K_LETTER && !cjk)
-        while (i < n && ascii_letter(s[i])) i++; /* the ASCII letters first, without their classes */
+    for (size_t from = SIZE_MAX; a == K_LETTER && i != from;) { /* letters and marks first, without their classes */
+        from = i;
+        if (!cjk)
+            while (i < n && ascii_letter(s[i])) i++;
+        i = wide_letters(s, i, n, letters_bmp[cjk]);
+    }
     for (unsigned k = kind_at(s, i, n, cjk, &next); k == a || k == b; k = kind_at(s, i, n, cjk, &next)) i = next;
     return i;
 }
