@@ -2,11 +2,15 @@
 
 `naive_train` below is the reference: it recounts every pair of the whole corpus before
 each merge and picks `max()` over a dict filled in scanning order, which is exactly the
-tie rule (first occurrence in the corpus wins). It lives here, not in app/.
+tie rule (first occurrence in the corpus wins). It scans each distinct chunk once, adding
+its pairs times the chunk's number of occurrences: the same counts, and the same order of
+first occurrence (a repeated chunk's pairs were all met at its first occurrence), so the
+same merges as scanning every chunk, 10-20x sooner on real text. It lives here, not in app/.
 """
 
 from __future__ import annotations
 
+import collections
 import itertools
 import random
 import sysconfig
@@ -28,14 +32,17 @@ def naive_train(documents: list[str], pattern: str | None, num_merges: int) -> l
 
 def naive_train_counted(documents: list[str], pattern: str | None, num_merges: int) -> tuple[list, list[int]]:
     """The merges and, for each, its `get_stats` value when it was chosen."""
-    chunks = [c for d in documents for c in (regex.findall(pattern, d) if pattern else [d] if d else [])]
-    ids = [list(c.encode("utf-8")) for c in chunks]
+    chunks = collections.Counter(
+        c for d in documents for c in (regex.findall(pattern, d) if pattern else [d] if d else [])
+    )
+    ids = [list(c.encode("utf-8")) for c in chunks]  # distinct chunks, in order of first occurrence
+    times = list(chunks.values())
     merges, counts = [], []
     for i in range(num_merges):
         stats: dict[tuple[int, int], int] = {}
-        for chunk in ids:
+        for chunk, n in zip(ids, times, strict=True):
             for pair in itertools.pairwise(chunk):
-                stats[pair] = stats.get(pair, 0) + 1
+                stats[pair] = stats.get(pair, 0) + n
         if not stats:
             break
         pair = max(stats, key=stats.get)

@@ -18,6 +18,7 @@ import time
 
 import pytest
 
+from app.backends.huggingface import cuts
 from app.bpe import split
 from app.errors import InvalidInput
 from app.inspect import search
@@ -25,7 +26,7 @@ from app.inspect.cache import inspected
 from app.sandbox import backtrack, runner
 from app.settings import REPO_ROOT, Settings
 from app.tokenizers.registry import default_registry
-from app.tokenizers.user import uploads
+from app.tokenizers.user import upload_check, uploads
 
 HUGE = "(?:(?:a{1000}){1000}){1000}"  # the pattern: 23 GB when compiled in the server
 LARGE = "(?:a{1000}){1000}"  # ~270 MB to compile: over the sandbox's bound, harmless if compiled here
@@ -138,6 +139,25 @@ def test_the_shipped_deepseek_file_and_plain_regexes_pass():
     assert facts.vocab_size > 128_000
     facts, _ = uploads.check(_word_level(_split(r"\w+|[^\w\s]+")), "words", "")
     assert facts.vocab_size == 300
+
+
+def test_deepseek_s_regexes_pass_both_checks_and_a_file_s_are_not_probed_again(monkeypatch):
+    from tokenizers import Regex, pre_tokenizers
+
+    known = upload_check.known_regexes()
+    assert known == set(cuts.PROVEN_REGEXES) and len(known) == 3
+    for pattern in sorted(known):  # what the probe would say at each upload, said once here
+        run = pre_tokenizers.Split(Regex(pattern), behavior="isolated").pre_tokenize_str
+        assert backtrack.shape_problem(pattern) is None and backtrack.probe_problem(pattern, run) is None, pattern
+    probed = []
+    monkeypatch.setattr(backtrack, "probe_problem", lambda pattern, run: probed.append(pattern))
+    data = gzip.decompress(DEEPSEEK.read_bytes())
+    upload_check.check_huggingface(data, 200_000)
+    assert probed == []
+    changed = cuts.PROVEN_REGEXES[0].replace("{1,3}", "{1,4}")  # one character off: probed, as any other
+    old, new = (json.dumps(pattern).encode() for pattern in (cuts.PROVEN_REGEXES[0], changed))
+    upload_check.check_huggingface(data.replace(old, new), 200_000)
+    assert probed == [changed]
 
 
 def test_the_shape_check_knows_the_classic_cases():

@@ -26,7 +26,7 @@ import tokenizers
 
 PIECE_CHARS = 1 << 12  # a text is cut into pieces of about this many characters
 _CUT = re.compile(r"\n(?=[A-Za-z])")
-_PROVEN_REGEXES = [
+PROVEN_REGEXES = [  # deepseek_v4's Splits (upload_check does not probe them again)
     r"\p{N}{1,3}",
     "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
     "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+|"
@@ -35,7 +35,7 @@ _PROVEN_REGEXES = [
 PROVEN_STEPS = [
     *(
         {"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated", "invert": False}
-        for regex in _PROVEN_REGEXES
+        for regex in PROVEN_REGEXES
     ),
     {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
 ]
