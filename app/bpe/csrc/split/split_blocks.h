@@ -18,8 +18,8 @@
  * can tell its run's end.
  * Left to the caller's function: a chunk that reaches the window's end or a byte >= 0x80 (which
  * may be a letter, a mark or a space that continues it), a word followed by an apostrophe
- * (the contractions), whitespace at the end of the text, DeepSeek's white space, and every
- * other family.
+ * (the contractions), whitespace at the end of the text, DeepSeek's white space where a space
+ * precedes a line break in the window, and every other family.
  * Header only; included by _engine.c and _pretokenize_check.c.
  */
 #ifndef TOKENPRISM_SPLIT_BLOCKS_H
@@ -99,6 +99,19 @@ static inline uint64_t digit_starts(uint64_t digit, unsigned digits) {
     return starts;
 }
 
+/* The bytes before the last one of `within` (the bytes before the limit) that is not in ws:
+ * a white-space run among them ends inside the window, so its chunks can be told there. */
+static inline uint64_t ended_runs(uint64_t ws, uint64_t within) {
+    uint64_t solid = ~ws & within;
+    unsigned top = solid ? 64 - (unsigned)__builtin_clzll(solid) : 0;
+    return top >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << top) - 1;
+}
+
+/* The bytes before the window's limit. */
+static inline uint64_t window_bytes(const SplitBlocks *b) {
+    return b->limit >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << b->limit) - 1;
+}
+
 static inline void blocks_starts(SplitBlocks *b, uint64_t blank, uint64_t high) {
     uint64_t letters = b->letters, other = b->other, newline = b->newline;
     uint64_t letter_runs = letters & ~(letters << 1), other_runs = other & ~(other << 1);
@@ -110,10 +123,8 @@ static inline void blocks_starts(SplitBlocks *b, uint64_t blank, uint64_t high) 
     uint64_t last_space = space & space << 1 & ~((space | newline) >> 1); /* wrong only in the run `below` leaves out */
     b->starts = b->word_ends | joins | (letter_runs & ~(joins << 1)) | digits | (other_runs & ~(blank << 1)) |
                 (ws & ~(ws << 1)) | (space & newline << 1) | last_space;
-    uint64_t solid = ~(space | newline) & (high ? (high & -high) - 1 : ~(uint64_t)0);
-    unsigned top_run = solid ? 64 - (unsigned)__builtin_clzll(solid) : 0; /* the ws run reaching the limit */
-    uint64_t below = top_run >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << top_run) - 1;
-    uint64_t ws_quick = space & newline >> 1 ? 0 : ws & below;
+    uint64_t before_high = high ? (high & -high) - 1 : ~(uint64_t)0;
+    uint64_t ws_quick = space & newline >> 1 ? 0 : ws & ended_runs(space | newline, before_high);
     b->quick = b->starts & ~(ws & ~joins & ~ws_quick);
 }
 
@@ -175,9 +186,9 @@ static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
  * contraction's apostrophe nor a '/' that the newlines before it take along (those chunks go
  * to block_chunk_end, or to the caller's function). Per window, so not per chunk. */
 static inline void blocks_quick(SplitBlocks *b) {
-    uint64_t within = b->limit >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << b->limit) - 1;
-    uint64_t starts = b->starts & within, quick = b->quick & within;
-    uint64_t stops = starts & ((b->rules->contractions ? b->apos : 0) | (b->rules->deepseek ? 0 : b->slash & b->newline << 1));
+    uint64_t within = window_bytes(b), starts = b->starts & within, quick = b->quick & within;
+    uint64_t slashes = b->rules->deepseek ? 0 : b->slash & b->newline << 1;
+    uint64_t stops = starts & ((b->rules->contractions ? b->apos : 0) | slashes);
     if (starts) quick &= ~((uint64_t)1 << (63 - __builtin_clzll(starts))); /* it ends at the limit or past it */
     for (; stops; stops &= stops - 1) {
         uint64_t before = starts & ((stops & -stops) - 1); /* the chunk before the stop ends there */

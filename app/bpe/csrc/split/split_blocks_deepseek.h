@@ -13,8 +13,12 @@
  *     other letter runs start their own;
  *   - A3: a punctuation run starts a chunk, or the space before it does; the line breaks
  *     right after the run go with it;
- *   - white space: its run starts a chunk. Where the run's chunks end inside it (its last line
- *     break, its last byte) is left to pretokenize_deepseek.c: such chunks are not quick.
+ *   - white space: its run starts a chunk, and so do its first byte after its last line break
+ *     and, when two or more spaces end it, its last (which goes with the letters or the
+ *     punctuation that follow, or stands alone: a tab before punctuation); spaces before
+ *     digits stay one chunk (the digits' Split cut the text there first). These chunks are
+ *     quick only where the window has no space before a line break (a run's chunk then ends
+ *     at a later line break: pretokenize_deepseek.c cuts it) and the run ends inside the window.
  * Every other chunk is quick: it ends at the next start, when that start is before the
  * window's limit (else the characters past it may go on with the chunk).
  *
@@ -36,8 +40,10 @@ static inline void deepseek_starts(SplitBlocks *b) {
     uint64_t taken = newline & punct << 1;           /* line breaks right after a punctuation run */
     taken = ((newline + taken) ^ newline) & newline; /* and the rest of their run */
     uint64_t ws = (space | newline) & ~taken;
+    uint64_t ws_starts = (ws & ~(ws << 1)) | (space & newline << 1) | (space & space << 1 & (letters | punct) >> 1);
     b->quick = words | a1 | a2 | a3 | digit_starts(b->digit, 3);
-    b->starts = b->quick | (ws & ~(ws << 1));
+    b->starts = b->quick | ws_starts;
+    if (!(space & newline >> 1)) b->quick |= ws_starts & ended_runs(space | newline, window_bytes(b));
 }
 
 #endif
