@@ -278,7 +278,8 @@ static __attribute__((noinline)) size_t blocks_next_rest(SplitBlocks *b, pretok_
     size_t k = i - b->base;
     unsigned end = k < b->limit ? window_chunk_end(b, (unsigned)k) : 0;
     if (end) return b->base + end;
-    if (k < b->limit && b->rules->deepseek) return split(b->s, i, b->n); /* a window opened here would not tell */
+    if (k < b->limit && b->rules->deepseek && (b->limit < 64 || b->starts & (~(uint64_t)1 << k)))
+        return split(b->s, i, b->n); /* unless the chunk runs to the window's end, a window opened here would not tell */
     if ((k || !b->limit) && blocks_window(b, i) && (end = window_chunk_end(b, 0))) return i + end;
     return split(b->s, i, b->n);
 }
