@@ -1,9 +1,8 @@
 /* o200k's split (and Tekken's, and DeepSeek's by split_blocks_deepseek.h's rules) on ASCII
  * text, 64 bytes at a time: the bytes of a window are classified at once into bit masks
  * (lower, upper, digit, space, newline, other), and a chunk's end is then found by counting
- * bits, without a branch for every byte. The chunks
- * are pretokenize.c's (the pattern's matches); wherever the window cannot tell, the caller's
- * function for one chunk (pretokenize.h's pretok_fn) cuts it.
+ * bits, without a branch for every byte. The chunks are pretokenize.c's (the pattern's
+ * matches); where the window cannot tell, the caller's function for one chunk (pretok_fn) cuts it.
  *
  * The pattern on ASCII, chunk by chunk (first rule that applies):
  *   - a letter, or one space/other byte before a letter: that byte, the run of upper-case
@@ -99,8 +98,7 @@ static inline uint64_t digit_starts(uint64_t digit, unsigned digits) {
     return starts;
 }
 
-/* The bytes before the last one of `within` (the bytes before the limit) that is not in ws:
- * a white-space run among them ends inside the window, so its chunks can be told there. */
+/* The bytes before within's last byte not in ws: the white-space runs that end inside the window. */
 static inline uint64_t ended_runs(uint64_t ws, uint64_t within) {
     uint64_t solid = ~ws & within;
     unsigned top = solid ? 64 - (unsigned)__builtin_clzll(solid) : 0;
@@ -279,7 +277,7 @@ static __attribute__((noinline)) size_t blocks_next_rest(SplitBlocks *b, pretok_
     unsigned end = k < b->limit ? window_chunk_end(b, (unsigned)k) : 0;
     if (end) return b->base + end;
     if (k < b->limit && b->rules->deepseek && (b->limit < 64 || b->starts & (~(uint64_t)1 << k)))
-        return split(b->s, i, b->n); /* unless the chunk runs to the window's end, a window opened here would not tell */
+        return split(b->s, i, b->n); /* unless it runs to the window's end, a window opened here would not tell */
     if ((k || !b->limit) && blocks_window(b, i) && (end = window_chunk_end(b, 0))) return i + end;
     return split(b->s, i, b->n);
 }
