@@ -118,7 +118,7 @@ static inline void blocks_starts(SplitBlocks *b, uint64_t blank, uint64_t high) 
     uint64_t taken = newline & other << 1;                     /* newlines right after an other run */
     taken = ((newline + taken) ^ newline) & newline;           /* and the rest of their run */
     uint64_t ws = (b->space | newline) & ~taken, space = b->space;
-    uint64_t last_space = space & space << 1 & ~((space | newline) >> 1); /* wrong only in the run `below` leaves out */
+    uint64_t last_space = space & space << 1 & ~((space | newline) >> 1); /* wrong only in a run ended_runs leaves out */
     b->starts = b->word_ends | joins | (letter_runs & ~(joins << 1)) | digits | (other_runs & ~(blank << 1)) |
                 (ws & ~(ws << 1)) | (space & newline << 1) | last_space;
     uint64_t before_high = high ? (high & -high) - 1 : ~(uint64_t)0;
