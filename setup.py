@@ -29,6 +29,7 @@ PRETOKENIZE = {
         f"{C}/split/pretokenize.h",
         f"{C}/split/pretokenize.c",
         f"{C}/split/pretokenize_deepseek.c",
+        f"{C}/split/spans.h",
         f"{C}/split/split_blocks.h",
         f"{C}/split/split_blocks_deepseek.h",
         f"{C}/train/chunk_map.h",

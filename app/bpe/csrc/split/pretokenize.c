@@ -15,6 +15,7 @@
  * are not promised to be anyone's.
  */
 #include "pretokenize.h"
+#include "spans.h"
 
 #ifdef PRETOK_REGEX_CLASSES /* pretokenize_regex.c: this file again, on the `regex` module's classes */
 #include "pretokenize_classes_regex.h"
@@ -81,31 +82,10 @@ static inline unsigned class_at(const unsigned char *s, size_t i, size_t n, size
     return class_wide(s, i, n, next);
 }
 
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* The end of the run of ASCII bytes in [lo, hi] (case-folded when `fold`) from i, eight bytes
- * at a time: a word's end is found by counting bits, not by a loop exit the CPU mispredicts. */
-static inline size_t ascii_span(const unsigned char *s, size_t i, size_t n, uint64_t lo, uint64_t hi, int fold) {
-    const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
-    while (i + 8 <= n) {
-        uint64_t x;
-        memcpy(&x, s + i, 8);
-        uint64_t y = (fold ? x | (ones << 5) : x) & ~highs;                     /* seven bits a byte: no carries */
-        uint64_t in = (y + ones * (0x80 - lo)) & ~(y + ones * (0x7F - hi)) & ~x; /* high bit: lo <= y <= hi, ASCII */
-        uint64_t out = ~in & highs;
-        if (out) return i + ((size_t)__builtin_ctzll(out) >> 3);
-        i += 8;
-    }
-    return i;
-}
-#define ASCII_SPAN(s, i, n, lo, hi, fold) ascii_span(s, i, n, lo, hi, fold)
-#else
-#define ASCII_SPAN(s, i, n, lo, hi, fold) (i)
-#endif
-
 /* The end of the run of characters in `mask` from i: ASCII bytes in a tight loop, others
- * decoded. Letter runs, the common case, start eight bytes at a time (the step may stop
- * early: the byte loop goes on from there; `mask` is a constant at every call, so the choice
- * is made when compiling). */
+ * decoded. Letter runs, the common case, start eight bytes at a time (spans.h; the step may
+ * stop early: the byte loop goes on from there; `mask` is a constant at every call, so the
+ * choice is made when compiling). */
 static inline size_t run_of(const unsigned char *s, size_t i, size_t n, unsigned mask) {
     size_t next;
     while (i < n) {

@@ -28,10 +28,7 @@
 #include <string.h>
 
 #include "pretokenize.h"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "spans.h" /* in_range16, equal16 */
 
 typedef struct {
     unsigned char digits, contractions; /* digits 0: the family is not split here */
@@ -69,17 +66,6 @@ static inline void blocks_init(SplitBlocks *b, const BlockRules *rules, const un
     b->retry = rules ? 0 : SIZE_MAX; /* no rules: every chunk goes to the family's function */
     b->gap = RETRY_AFTER;
 }
-
-#if defined(__SSE2__)
-/* Bit k set where byte k of v is in [lo, lo + count) (any byte: the addition is a bijection). */
-static inline unsigned in_range16(__m128i v, int lo, int count) {
-    __m128i shifted = _mm_add_epi8(v, _mm_set1_epi8((char)(0x80 - lo)));
-    return (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(shifted, _mm_set1_epi8((char)(count - 0x80))));
-}
-static inline unsigned equal16(__m128i v, int byte) {
-    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)byte)));
-}
-#endif
 
 /* The window's chunk starts, its first byte being one, from the masks at once (x << 1: "the
  * byte before is in x"): word ends; a space, or an other byte alone (not after another nor
@@ -143,9 +129,12 @@ static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
         ws |= (uint64_t)(in_range16(v, '\t', 5) | equal16(v, ' ')) << shift;
         blank |= (uint64_t)equal16(v, ' ') << shift;
         b->newline |= (uint64_t)(equal16(v, '\n') | equal16(v, '\r')) << shift;
-        b->slash |= (uint64_t)equal16(v, '/') << shift;
-        b->apos |= (uint64_t)equal16(v, '\'') << shift;
-        if (deepseek) control |= (uint64_t)(in_range16(v, 0, 32) | equal16(v, 0x7F)) << shift;
+        if (deepseek) { /* DeepSeek's rules never read slash and apos */
+            control |= (uint64_t)(in_range16(v, 0, 32) | equal16(v, 0x7F)) << shift;
+        } else {
+            b->slash |= (uint64_t)equal16(v, '/') << shift;
+            b->apos |= (uint64_t)equal16(v, '\'') << shift;
+        }
     }
 #else
     for (int k = 0; k < 64; k++) {
