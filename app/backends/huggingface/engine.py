@@ -23,7 +23,7 @@ import json
 
 import tokenizers
 from app.backends.huggingface import cuts
-from app.backends.huggingface.pieces import is_byte_level, unbyte
+from app.backends.huggingface.pieces import byte_level_bytes
 from app.bpe import _engine, families
 
 _PLAIN_BPE: dict[str, object] = {"dropout": None, "unk_token": None, "byte_fallback": False}
@@ -108,4 +108,5 @@ def _utf8(text: str) -> bool:
 def _token_bytes(string: str, token_id: int) -> bytes:
     """A byte-level vocabulary entry's bytes; an entry that is not byte-level (a special token's
     name kept in the vocabulary) gets bytes no UTF-8 text holds, so no chunk is ever taken for it."""
-    return unbyte(string) if is_byte_level(string) else _NOT_UTF8 + b"%d" % token_id
+    found = byte_level_bytes(string)
+    return _NOT_UTF8 + b"%d" % token_id if found is None else found
