@@ -260,12 +260,16 @@ def _file_text(name: str) -> str:
     return _plain_file(name).read_text(encoding="utf-8")
 
 
+_FOLDERS: list[tempfile.TemporaryDirectory] = []
+
+
 @cache
 def _plain_file(name: str) -> Path:
     """A shipped tokenizer file, uncompressed into a private folder when it is a .gz."""
     path = TOKENIZER_DIR / name
     if not name.endswith(".gz"):
         return path
-    plain = Path(tempfile.mkdtemp(prefix="bench-engine-")) / name.removesuffix(".gz")
+    _FOLDERS.append(tempfile.TemporaryDirectory(prefix="bench-engine-"))  # removed when the bench exits
+    plain = Path(_FOLDERS[-1].name) / name.removesuffix(".gz")
     plain.write_bytes(gzip.decompress(path.read_bytes()))
     return plain

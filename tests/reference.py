@@ -61,9 +61,18 @@ HUGGINGFACE_FILES = {"deepseek_v4": "deepseek_v4.tokenizer.json.gz"}
 SENTENCEPIECE_FILES = {"mistral_v1": "mistral-7b-v0.1.model", "mistral_v3": "mistral-7b-v0.3.model"}
 
 
+_FOLDERS: list[tempfile.TemporaryDirectory] = []
+
+
+def _private_folder(prefix: str) -> Path:
+    """A new folder in the system's temporary directory, removed when this process exits."""
+    _FOLDERS.append(tempfile.TemporaryDirectory(prefix=prefix))
+    return Path(_FOLDERS[-1].name)
+
+
 @lru_cache(maxsize=1)
 def _offline_cache_dir() -> str:
-    cache_dir = tempfile.mkdtemp(prefix="tiktoken-cache-")
+    cache_dir = str(_private_folder("tiktoken-cache-"))
     for encoding_name, file_name in _FILES.items():
         key = hashlib.sha1(_BLOB_URL.format(encoding_name).encode()).hexdigest()
         data = gzip.decompress((TOKENIZER_DIR / file_name).read_bytes())
@@ -89,7 +98,7 @@ def tekken_reference():
     """mistral-common's Tekkenizer, loaded from our tekken_240911.json.gz."""
     from mistral_common.tokens.tokenizers.tekken import Tekkenizer
 
-    path = Path(tempfile.mkdtemp(prefix="tekken-")) / "tekken_240911.json"
+    path = _private_folder("tekken-") / "tekken_240911.json"
     path.write_bytes(gzip.decompress((TOKENIZER_DIR / "tekken_240911.json.gz").read_bytes()))
     return Tekkenizer.from_file(path)
 
@@ -176,7 +185,7 @@ def stdlib_texts(count: int = 12, max_chars: int = 30_000) -> list[tuple[str, st
 @lru_cache(maxsize=1)
 def harmony_reference():
     """openai-harmony's gpt-oss encoding, reading our o200k_base file offline (TIKTOKEN_ENCODINGS_BASE)."""
-    folder = Path(tempfile.mkdtemp(prefix="harmony-"))
+    folder = _private_folder("harmony-")
     (folder / "o200k_base.tiktoken").write_bytes(
         gzip.decompress((TOKENIZER_DIR / "o200k_base.tiktoken.gz").read_bytes())
     )
@@ -209,11 +218,11 @@ def mistral_chat_reference(our_name: str):
     from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
 
     if our_name == "mistral_tekken":
-        folder = Path(tempfile.mkdtemp(prefix="tekken-chat-"))
+        folder = _private_folder("tekken-chat-")
         path = folder / "tekken_240911.json"
         path.write_bytes(gzip.decompress((TOKENIZER_DIR / "tekken_240911.json.gz").read_bytes()))
     elif our_name == "mistral_v3":
-        path = Path(tempfile.mkdtemp(prefix="mistral-v3-")) / "tokenizer.model.v3"
+        path = _private_folder("mistral-v3-") / "tokenizer.model.v3"
         path.write_bytes((TOKENIZER_DIR / SENTENCEPIECE_FILES[our_name]).read_bytes())
     else:
         path = TOKENIZER_DIR / SENTENCEPIECE_FILES[our_name]
