@@ -98,7 +98,7 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         goto fail;
     }
     if (merges != Py_None) atoms_listed(&self->core.atoms, &self->core.table);
-    if (ints_cover(n_tokens + id_offset) < 0) goto fail;
+    if (ints_cover(id_offset, n_tokens + id_offset) < 0) goto fail;
     return (PyObject *)self;
 fail:
     Py_DECREF(self); /* its dealloc frees what was built */

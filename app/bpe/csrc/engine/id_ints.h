@@ -1,18 +1,23 @@
-/* The Python ints of the engine's ids, for the lists it hands out. Each id's int is made the
- * first time a result holds it and kept for the life of the process, shared by every engine
- * (an int is the same whichever vocabulary gave it): a tokenizer built again, or another one,
- * finds the ints of the earlier ones made. At most two pointers per id of the largest
- * vocabulary built (the upload limit, 300,000 ids by default: 4.8 MB, with the tables it
- * outgrew) and one int per id ever given out. Python API, under the GIL but where id_lists
- * lets it go; included by _engine.c only.
+/* The Python ints of the engine's ids, for the lists it hands out. Each id's int is made once
+ * and kept for the life of the process, shared by every engine (an int is the same whichever
+ * vocabulary gave it): a tokenizer built again, or another one, finds the ints of the earlier
+ * ones made. Python API, under the GIL but where id_lists lets it go; included by _engine.c only.
  *
  * On Python 3.11 each int is made with a stock of REF_STOCK references that no process uses
  * up, and a list takes its reference from the stock without writing to the int: the
  * increments of a result's ints (one store to a scattered cache line per id) were ~8% of an
- * encode of 1 KB documents. From 3.12 an increment only adds to the low 32 bits of a
- * reference count (PEP 683), so there the ints are counted as usual.
+ * encode of 1 KB documents. There the ints are also made in blocks of BLOCK_IDS, all of a
+ * block's at once when an engine first needs one of its ids (copies of the ints
+ * PyLong_FromSsize_t makes, each INT_BYTES apart), so an id's int is found by arithmetic: the
+ * load from a table of pointers, scattered over megabytes, was ~11% of encoding 1 KB
+ * documents of prose (perf). A block of 65,536 ints is 2 MB; an engine of 200,000 ids uses 4.
+ * From 3.12 an increment only adds to the low 32 bits of a reference count (PEP 683), so there
+ * the ints are counted as usual, each made the first time a result holds it and found through
+ * a table of pointers (at most two pointers per id of the largest vocabulary built).
  *
- * Left out: ids at or past SHARED_IDS (an engine that would give them is refused).
+ * Left out: ids at or past SHARED_IDS (an engine that would give them is refused), and the
+ * blocks in a build that traces references (Py_TRACE_REFS: an object's header links it to the
+ * others, so it cannot be copied).
  */
 #ifndef TOKENPRISM_ID_INTS_H
 #define TOKENPRISM_ID_INTS_H
@@ -28,13 +33,67 @@
 #define REF_STOCK ((Py_ssize_t)1 << 62)
 #endif
 
+#if defined(REF_STOCK) && !defined(Py_TRACE_REFS)
+#define INT_BLOCKS
+#define BLOCK_BITS 16
+#define BLOCK_IDS ((Py_ssize_t)1 << BLOCK_BITS)
+#define INT_BYTES 32 /* an int below 2**30 is 28 bytes on 3.11 */
+
+static char *int_blocks[SHARED_IDS >> BLOCK_BITS]; /* never freed: lists hold their ints */
+
+/* The int of `id` (borrowed); its block must be made (ints_cover). */
+static inline PyObject *made_int(int32_t id) {
+    return (PyObject *)(int_blocks[id >> BLOCK_BITS] + (size_t)(id & (BLOCK_IDS - 1)) * INT_BYTES);
+}
+
+static int make_block(Py_ssize_t b) {
+    char *block = PyMem_RawMalloc((size_t)BLOCK_IDS * INT_BYTES);
+    if (!block) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < BLOCK_IDS; k++) {
+        PyObject *made = PyLong_FromSsize_t(b << BLOCK_BITS | k);
+        if (!made) {
+            PyMem_RawFree(block);
+            return -1;
+        }
+        size_t size = (size_t)(Py_TYPE(made)->tp_basicsize + Py_TYPE(made)->tp_itemsize); /* one digit */
+        if (size > INT_BYTES) {
+            Py_DECREF(made);
+            PyMem_RawFree(block);
+            PyErr_SetString(PyExc_SystemError, "an int is larger than the engine's blocks of ints expect");
+            return -1;
+        }
+        memcpy(block + k * INT_BYTES, made, size);
+        Py_SET_REFCNT((PyObject *)(block + k * INT_BYTES), REF_STOCK);
+        Py_DECREF(made);
+    }
+    __atomic_store_n(&int_blocks[b], block, __ATOMIC_RELEASE); /* whole before a thread without the GIL reads it */
+    return 0;
+}
+
+/* The ints of ids first..end-1 made; -1 with ValueError or MemoryError set. */
+static int ints_cover(Py_ssize_t first, Py_ssize_t end) {
+    if (end > SHARED_IDS) {
+        PyErr_Format(PyExc_ValueError, "ids must stay below %zd (tokens plus id_offset: %zd)", SHARED_IDS, end);
+        return -1;
+    }
+    for (Py_ssize_t b = first >> BLOCK_BITS; end > first && b <= (end - 1) >> BLOCK_BITS; b++)
+        if (!int_blocks[b] && make_block(b) < 0) return -1;
+    return 0;
+}
+
+static PyObject *int_of(int32_t id) { return made_int(id); }
+#else
 static PyObject **id_ints;
 static Py_ssize_t id_ints_n;
 
-/* Room for the ints of ids 0..n-1; -1 with ValueError or MemoryError set. An outgrown table
+/* Room for the ints of ids 0..end-1; -1 with ValueError or MemoryError set. An outgrown table
  * is kept, not freed: a thread filling lists without the GIL (id_lists) may still read it. At
  * most as much again as the table in use, since each is at least twice the one before. */
-static int ints_cover(Py_ssize_t n) {
+static int ints_cover(Py_ssize_t first, Py_ssize_t n) {
+    (void)first;
     if (n <= id_ints_n) return 0;
     if (n > SHARED_IDS) {
         PyErr_Format(PyExc_ValueError, "ids must stay below %zd (tokens plus id_offset: %zd)", SHARED_IDS, n);
@@ -63,35 +122,37 @@ static PyObject *int_of(int32_t id) {
     __atomic_store_n(slot, made, __ATOMIC_RELEASE); /* whole before a thread without the GIL sees it */
     return made;
 }
+#endif
 
 /* A list of the ids v[0..n) (each rank + id_offset, all below the engine's ints_cover), from
- * the shared ints, each made when a result first holds it (a text's ints then sit together; a
- * build makes none of its 200,000). Handed over untracked by the collector: ints only, no
- * cycle to find, and the collector would read every one. */
+ * the shared ints (on 3.12, each made when a result first holds it). Handed over untracked by
+ * the collector: ints only, no cycle to find, and the collector would read every one. */
 static PyObject *id_list(const int32_t *v, size_t n) {
     PyObject *list = PyList_New((Py_ssize_t)n);
     if (!list) return NULL;
     PyObject_GC_UnTrack(list);
+    PyObject **items = ((PyListObject *)list)->ob_item;
     for (size_t i = 0; i < n; i++) {
-        PyObject *id = int_of(v[i]);
-        if (!id) {
+#ifdef INT_BLOCKS
+        items[i] = made_int(v[i]);
+#else
+        if (!(items[i] = int_of(v[i]))) {
             Py_DECREF(list); /* its unset items are NULL */
             return NULL;
         }
 #ifndef REF_STOCK
-        Py_INCREF(id);
+        Py_INCREF(items[i]);
 #endif
-        PyList_SET_ITEM(list, (Py_ssize_t)i, id);
+#endif
     }
     return list;
 }
 
 /* lists[t] = id_list of v[ends[t - 1] .. ends[t]) (ends[-1] being 0) for each t < n; 0, or -1
  * with an error set (every lists[t] NULL). With `release`, on 3.11: the lists are made with
- * the GIL, filled without it from the ints already made (a list takes its references from
- * their stock, no Python call), and the ints not made yet are made with it again. Filling is
- * most of a list's cost (a cache miss per id into the table of ints), so two threads' lists
- * mostly fill at once instead of one after the other. */
+ * the GIL and filled without it (a list takes its references from the ints' stock, no Python
+ * call; where the ints are in a table, from the ints already made, and the ints not made yet
+ * are made with it again), so two threads' lists mostly fill at once instead of one after the other. */
 static int id_lists(const int32_t *v, const size_t *ends, Py_ssize_t n, int release, PyObject **lists) {
 #ifndef REF_STOCK
     release = 0;
@@ -102,13 +163,19 @@ static int id_lists(const int32_t *v, const size_t *ends, Py_ssize_t n, int rele
         if (release) PyObject_GC_UnTrack(lists[t]);
     }
     if (!release) return 0;
-    PyObject *const *ints = id_ints; /* never freed, even if another thread outgrows it meanwhile */
     size_t unmade = 0;
+#ifndef INT_BLOCKS
+    PyObject *const *ints = id_ints; /* never freed, even if another thread outgrows it meanwhile */
+#endif
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t t = 0; t < n; t++) {
         PyObject **items = ((PyListObject *)lists[t])->ob_item;
         for (size_t i = t ? ends[t - 1] : 0, k = 0; i < ends[t]; i++, k++)
+#ifdef INT_BLOCKS
+            items[k] = made_int(v[i]); /* every one made: its block was, with the engine */
+#else
             unmade += !(items[k] = __atomic_load_n(&ints[v[i]], __ATOMIC_ACQUIRE));
+#endif
     }
     Py_END_ALLOW_THREADS
     for (Py_ssize_t t = 0; unmade && t < n; t++) {
