@@ -17,7 +17,7 @@
  * How: each str's UTF-8 (engine_batch.h; a lone surrogate raises UnicodeEncodeError, and the
  * Python side replaces it as tiktoken does), then without the GIL engine_encode.h's encode_bytes
  * into an int32 buffer (a count just counts), then the lists from the shared ints (id_ints.h:
- * made with the GIL, filled without it for a batch large enough to let it go). The Engine
+ * made with the GIL, filled without it when they hold NOGIL_IDS ids or more). The Engine
  * never changes once built, so any number of threads can use it at once.
  *
  * Left out: special tokens (the caller cuts the text around them) and decoding.
@@ -124,12 +124,12 @@ static PyObject *engine_run(Engine *self, PyObject *arg, PyObject *cuts, int bat
     if (!batch) { /* one list or count for the text, whatever pieces it was cut into */
         for (Py_ssize_t t = 0; count_only && t < b.n; t++) total += counts[t];
         if (count_only) result = PyLong_FromSize_t(total);
-        else if (id_lists(out.v, &out.n, 1, batch_releases(&b), &result) < 0) result = NULL;
+        else if (id_lists(out.v, &out.n, 1, out.n >= NOGIL_IDS, &result) < 0) result = NULL;
         goto done;
     }
     if (!(result = PyList_New(b.n))) goto done;
     if (!count_only) { /* the lists straight into the result's items, which start NULL */
-        if (id_lists(out.v, ends, b.n, batch_releases(&b), ((PyListObject *)result)->ob_item) < 0) Py_CLEAR(result);
+        if (id_lists(out.v, ends, b.n, out.n >= NOGIL_IDS, ((PyListObject *)result)->ob_item) < 0) Py_CLEAR(result);
         goto done;
     }
     for (Py_ssize_t t = 0; t < b.n; t++) {
