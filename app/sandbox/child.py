@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import signal
 import sys
 import time
 from array import array
@@ -86,20 +87,50 @@ def _compile(pattern: str):
 
 
 def _search(compiled: regex.Pattern, texts: list[str], budget_s: float):
-    deadline = time.monotonic() + budget_s
-    found, search = array("I"), compiled.search
+    found = array("I")
     try:
         with memory_bound(MATCH_BYTES):
-            for position, text in enumerate(texts):
-                if not position % 1024 and time.monotonic() > deadline:
-                    raise TimeoutError
-                if search(text, timeout=max(deadline - time.monotonic(), 0.001)):
-                    found.append(position)
+            (_search_timed if _alarm["installed"] else _search_each_timed)(compiled, texts, budget_s, found)
     except TimeoutError:
         return ("slow", f"it took more than {budget_s:g} s over the vocabulary")
     except MemoryError:
         return ("memory", f"matching it needs over {MATCH_BYTES >> 20} MB")
     return ("ok", found.tobytes())
+
+
+# serve() sets SIGALRM to raise TimeoutError while a search runs: one timer bounds a whole
+# search, and `regex` lets the error through in the middle of a match. Its own timeout,
+# asked of each text, costs ~2.5 us a call: 0.60 s instead of 0.11 s for "ab" over o200k_base.
+_alarm = {"installed": False, "searching": False}
+
+
+def _time_up(signum, frame) -> None:
+    if _alarm["searching"]:
+        raise TimeoutError
+
+
+def _search_timed(compiled: regex.Pattern, texts: list[str], budget_s: float, found: array) -> None:
+    search = compiled.search
+    _alarm["searching"] = True
+    signal.setitimer(signal.ITIMER_REAL, max(budget_s, 1e-6))
+    try:
+        for position, text in enumerate(texts):
+            if search(text):
+                found.append(position)
+    finally:
+        _alarm["searching"] = False  # a signal from here on is ignored: the timer is spent or cleared
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _search_each_timed(compiled: regex.Pattern, texts: list[str], budget_s: float, found: array) -> None:
+    """Where no timer can be had (handle() called in a process that did not serve()):
+    `regex`'s timeout on each text."""
+    deadline, search = time.monotonic() + budget_s, compiled.search
+    for position, text in enumerate(texts):
+        if not position % 1024 and time.monotonic() > deadline:
+            raise TimeoutError
+        if search(text, timeout=max(deadline - time.monotonic(), 0.001)):
+            found.append(position)
 
 
 def serve(hard_memory: int) -> None:
@@ -109,6 +140,8 @@ def serve(hard_memory: int) -> None:
     receiving, sending = Connection(os.dup(0), writable=False), Connection(os.dup(1), readable=False)
     sys.stdout = sys.stderr  # stdout carries answers only
     resource.setrlimit(resource.RLIMIT_AS, (hard_memory, hard_memory))
+    signal.signal(signal.SIGALRM, _time_up)
+    _alarm["installed"] = True
     sending.send(("ready", None))
     while True:
         try:

@@ -90,6 +90,27 @@ def test_the_sandbox_child_is_killed_on_timeout_and_replaced():
         box.close()
 
 
+def test_a_search_that_backtracks_is_stopped_by_the_child_s_timer_in_the_middle_of_a_match():
+    # (?:a|aa)+$ on "aaa...!" tries every way to cut the a's: hours for one text. The child's
+    # timer (SIGALRM) ends it at the search's budget, well before the caller's wait, and the
+    # same child answers the next search.
+    box = runner.Sandbox(children=1)
+    try:
+        texts = ["a" * 30 + "!"] * 50
+        blob = "".join(texts).encode()
+        starts = bytes(__import__("array").array("I", range(0, len(blob) + 1, 31)))
+        started = time.monotonic()
+        answer = box.call(("search", "k", r"(?:a|aa)+$", 0.5, blob, starts), timeout_s=30)
+        assert answer == ("slow", "it took more than 0.5 s over the vocabulary")
+        assert time.monotonic() - started < 10
+        assert box.call(("search", "k", "!", 1.0), timeout_s=30) == (
+            "ok",
+            bytes(__import__("array").array("I", range(50))),
+        )
+    finally:
+        box.close()
+
+
 # -- Hugging Face files -----------------------------------------------------------------------------
 
 
