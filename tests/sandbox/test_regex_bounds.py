@@ -15,6 +15,7 @@ import random
 import resource
 import threading
 import time
+from array import array
 
 import pytest
 
@@ -76,12 +77,16 @@ def test_a_tiktoken_pattern_that_backtracks_is_refused_at_upload():
     assert "(?:q|qq)+r" in caught.value.message and "too slow" in caught.value.message
 
 
+def _fifty_a_runs() -> tuple[bytes, bytes]:
+    """A vocabulary for the child: 50 texts "aaa...a!" (30 a's), joined, and where each starts."""
+    blob = ("a" * 30 + "!").encode() * 50
+    return blob, bytes(array("I", range(0, len(blob) + 1, 31)))
+
+
 def test_the_sandbox_child_is_killed_on_timeout_and_replaced():
     box = runner.Sandbox(children=1)
     try:
-        texts = ["a" * 30 + "!"] * 50
-        blob = "".join(texts).encode()
-        starts = bytes(__import__("array").array("I", range(0, len(blob) + 1, 31)))
+        blob, starts = _fifty_a_runs()
         with pytest.raises(runner.SandboxTimeout):
             box.call(("search", "k", r"(?:a|aa)+$", 60.0, blob, starts), timeout_s=0.5)
         assert box.call(("compile", "a+"), timeout_s=30) == ("ok", 0)
@@ -96,16 +101,14 @@ def test_a_search_that_backtracks_is_stopped_by_the_child_s_timer_in_the_middle_
     # same child answers the next search.
     box = runner.Sandbox(children=1)
     try:
-        texts = ["a" * 30 + "!"] * 50
-        blob = "".join(texts).encode()
-        starts = bytes(__import__("array").array("I", range(0, len(blob) + 1, 31)))
+        blob, starts = _fifty_a_runs()
         started = time.monotonic()
         answer = box.call(("search", "k", r"(?:a|aa)+$", 0.5, blob, starts), timeout_s=30)
         assert answer == ("slow", "it took more than 0.5 s over the vocabulary")
         assert time.monotonic() - started < 10
         assert box.call(("search", "k", "!", 1.0), timeout_s=30) == (
             "ok",
-            bytes(__import__("array").array("I", range(50))),
+            bytes(array("I", range(50))),
         )
     finally:
         box.close()
