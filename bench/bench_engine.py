@@ -9,7 +9,9 @@ For each encoding (bench/engines.py) and each text class: MB/s of UTF-8 input as
 lives through the run: our `encode_batch`/`count_batch` of each half, a call a document for
 libraries without a batch API, else the library's own batch call). Every timed run builds its engine fresh, once
 the last run's is let go (our tokenizers share a built engine while one of them holds it);
-the best of --repeat runs is kept (each engine encodes engines.WARM_UP once before the clock
+the best of --repeat rounds is kept, a round running every engine once in every mode, each
+round starting one engine later, so a busy stretch of a shared host slows all engines, not
+one engine's every run (each engine encodes engines.WARM_UP once before the clock
 starts: some set up lazily on their first merge; then a full garbage collection, so that the
 collector's first pass over the Python objects a build made, ~4 ms for ours, is charged to
 the build and not to the first documents). Ratios: ours (encode) to the reference measured in the
@@ -32,7 +34,6 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable
 from contextlib import suppress
 from importlib import metadata
 from pathlib import Path
@@ -88,13 +89,10 @@ def bench_encoding(name: str, classes: list[texts.Text], repeat: int, bugs: list
     print(f"{'class':18} {'engine':18} " + " ".join(f"{mode:>8}" for mode in MODES) + "  exact (MB/s of UTF-8 input)")
     rows = []
     for text in classes:
-        docs = texts.documents(text.text)
-        expected, speeds = run_engine(reference, text.text, docs, repeat)
-        table: list[tuple[engines.Engine, Speeds, Verdicts]] = [(reference, speeds, dict.fromkeys(MODES))]
-        for engine in [*engines.ours(name), *found]:
-            results, speeds = run_engine(engine, text.text, docs, repeat)
-            verdicts = exactness(results, expected, engine.counts)
-            table.append((engine, speeds, verdicts))
+        contenders = [reference, *engines.ours(name), *found]
+        measured = time_in_rounds(contenders, text.text, texts.documents(text.text), repeat)
+        table = [(engine, speeds, verdicts) for engine, (speeds, verdicts) in zip(contenders, measured, strict=True)]
+        for engine, _, verdicts in table:
             if engine.role == "ours" and any(verdicts.values()):
                 bugs.append(f"{name}, {text.name}, {engine.label}: {summary(verdicts)}")
         rows += print_case(name, text, table)
@@ -104,54 +102,70 @@ def bench_encoding(name: str, classes: list[texts.Text], repeat: int, bugs: list
 Speeds = dict[str, tuple[float, float]]  # mode -> (MB/s, cores: CPU seconds of the process per second)
 
 
-def run_engine(engine: engines.Engine, text: str, docs: list[str], repeat: int) -> tuple[dict[str, Any], Speeds]:
-    """Best MB/s per mode over `repeat` runs (a fresh build each) with the cores that run used,
-    and the last results (an exception, for a run that raised one)."""
+def time_in_rounds(
+    contenders: list[engines.Engine], text: str, docs: list[str], repeat: int
+) -> list[tuple[Speeds, Verdicts]]:
+    """Each contender's best MB/s per mode (with the cores that run used) over `repeat` rounds,
+    and its verdicts: its ids in the first round against the first contender's (the reference,
+    which runs first). A round runs every contender once in every mode, starting one contender
+    later than the round before, so a busy stretch of the host slows runs of every engine alike
+    rather than all the runs of one. A mode that raises is reported and not run again."""
     size = len(text.encode("utf-8"))
-    results: dict[str, Any] = {}
-    best: Speeds = dict.fromkeys(MODES, (0.0, 0.0))
-    runner: engines.Runner | None = None
-    call: Callable[[Any], Any] | None = None
-    for mode, inputs in zip(MODES, (text, docs, docs), strict=True):
-        for _ in range(repeat):
-            # The last run's engine goes before the next is built: ours would otherwise share it
-            # (app.bpe.engine keeps one built engine for every tokenizer holding it) with its
-            # chunk cache warm from the last run.
-            runner = call = None
-            runner = engine.build()
-            runner.one(engines.WARM_UP)  # some engines load lazily, on their first merge: not the text's time
-            gc.collect()  # the build's garbage and new objects: not the text's time either
-            call = {"1 text": runner.one, "1KB x1": runner.docs, "1KB x2": runner.docs2}[mode]
-            started, cpu = time.perf_counter(), time.process_time()
-            try:
-                results[mode] = call(inputs)
-            except Exception as error:  # reported in the exact column, not timed
-                results[mode] = error
-                break
-            wall = time.perf_counter() - started
-            best[mode] = max(best[mode], (size / 1e6 / wall, (time.process_time() - cpu) / wall))
-    return results, best
+    inputs = dict(zip(MODES, (text, docs, docs), strict=True))
+    best: list[Speeds] = [dict.fromkeys(MODES, (0.0, 0.0)) for _ in contenders]
+    verdicts: list[Verdicts] = [dict.fromkeys(MODES) for _ in contenders]
+    failed: set[tuple[int, str]] = set()
+    expected: dict[str, Any] = {}
+    for round_ in range(repeat):
+        start = round_ % len(contenders)
+        for index in [*range(start, len(contenders)), *range(start)]:
+            for mode in MODES:
+                if (index, mode) in failed:
+                    continue
+                result, speed = timed_run(contenders[index], mode, inputs[mode], size)
+                if isinstance(result, Exception):
+                    failed.add((index, mode))
+                    verdicts[index][mode] = f"failed: {type(result).__name__}: {str(result)[:60]}"
+                    continue
+                best[index][mode] = max(best[index][mode], speed)
+                if round_ == 0 and index == 0:
+                    expected[mode] = result
+                elif round_ == 0:
+                    verdicts[index][mode] = verdict(mode, result, expected, contenders[index].counts)
+                result = None  # before the next engine is built
+    return list(zip(best, verdicts, strict=True))
 
 
-def exactness(results: dict[str, Any], expected: dict[str, Any], counts: bool) -> Verdicts:
-    """Per mode: None when the ids (or their counts) are the reference's, else the first difference."""
-    whole, parts = expected["1 text"], expected["1KB x1"]
-    if counts:
-        whole, parts = len(whole), [len(ids) for ids in parts]
-    verdicts: Verdicts = {}
-    for mode in MODES:
-        got = results[mode]
-        verdicts[mode] = None
-        if isinstance(got, Exception):
-            verdicts[mode] = f"failed: {type(got).__name__}: {str(got)[:60]}"
-        elif mode == "1 text" and got != whole:
-            verdicts[mode] = _first_difference(got, whole, counts)
-        elif mode != "1 text":
-            for number, (mine, theirs) in enumerate(zip(got, parts, strict=True)):
-                if mine != theirs:
-                    verdicts[mode] = f"document {number}: {_first_difference(mine, theirs, counts)}"
-                    break
-    return verdicts
+def timed_run(engine: engines.Engine, mode: str, inputs: Any, size: int) -> tuple[Any, tuple[float, float]]:
+    """One run of `engine` in `mode` on a fresh build: its results (or the exception it raised)
+    and (MB/s, cores). The caller holds no earlier build: ours would otherwise share it
+    (app.bpe.engine keeps one built engine for every tokenizer holding it), chunk cache warm."""
+    runner = engine.build()
+    runner.one(engines.WARM_UP)  # some engines load lazily, on their first merge: not the text's time
+    gc.collect()  # the build's garbage and new objects: not the text's time either
+    call = {"1 text": runner.one, "1KB x1": runner.docs, "1KB x2": runner.docs2}[mode]
+    started, cpu = time.perf_counter(), time.process_time()
+    try:
+        result = call(inputs)
+    except Exception as error:  # reported in the exact column, not timed
+        return error, (0.0, 0.0)
+    wall = time.perf_counter() - started
+    return result, (size / 1e6 / wall, (time.process_time() - cpu) / wall)
+
+
+def verdict(mode: str, got: Any, expected: dict[str, Any], counts: bool) -> str | None:
+    """None when `got` (ids, or their counts) is the reference's in `mode`, else the first difference."""
+    want = expected.get("1 text" if mode == "1 text" else "1KB x1")
+    if want is None:
+        return "no reference ids to compare with (the reference failed)"
+    if mode == "1 text":
+        want = len(want) if counts else want
+        return None if got == want else _first_difference(got, want, counts)
+    for number, (mine, theirs) in enumerate(zip(got, want, strict=True)):
+        theirs = len(theirs) if counts else theirs
+        if mine != theirs:
+            return f"document {number}: {_first_difference(mine, theirs, counts)}"
+    return None
 
 
 def summary(verdicts: Verdicts) -> str:

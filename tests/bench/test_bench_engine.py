@@ -107,15 +107,36 @@ def test_a_peer_that_ran_threads_in_a_one_thread_mode_is_compared_per_core_and_s
     assert {row["cores"] for row in rows if row["engine"] == "threaded" and row["mode"] == "1 text"} == {2.0}
 
 
-def test_each_run_builds_its_engine_after_the_last_run_let_go_of_its_own():
+def test_each_run_builds_its_engine_after_the_last_run_let_go_of_its_own_in_interleaved_rounds():
     built: list[weakref.ref] = []
+    order: list[str] = []
 
-    def build() -> engines.Runner:
-        assert all(ref() is None for ref in built), "the last run's engine is still held"
-        runner = engines.one_by_one(ids_of)
-        built.append(weakref.ref(runner))
-        return runner
+    def tracked(label: str) -> engines.Engine:
+        def build() -> engines.Runner:
+            assert all(ref() is None for ref in built), "the last run's engine is still held"
+            runner = engines.one_by_one(ids_of)
+            built.append(weakref.ref(runner))
+            order.append(label)
+            return runner
+
+        return engines.Engine(label, "ours", build)
 
     text = "word " * 500
-    results, speeds = bench_engine.run_engine(engines.Engine("ours", "ours", build), text, texts.documents(text), 2)
-    assert len(built) == 6 and results["1 text"] == ids_of(text) and set(speeds) == set(bench_engine.MODES)
+    contenders = [tracked("ref"), tracked("a"), tracked("b")]
+    measured = bench_engine.time_in_rounds(contenders, text, texts.documents(text), 2)
+    assert len(built) == 18  # 2 rounds x 3 engines x 3 modes
+    assert order == [
+        *["ref", "ref", "ref", "a", "a", "a", "b", "b", "b"],
+        *["a", "a", "a", "b", "b", "b", "ref", "ref", "ref"],
+    ]
+    for speeds, verdicts in measured:
+        assert set(speeds) == set(bench_engine.MODES) and all(mb > 0 for mb, _ in speeds.values())
+        assert verdicts == dict.fromkeys(bench_engine.MODES)
+
+
+def test_a_verdict_names_the_first_differing_document_and_id():
+    expected = {"1 text": [1, 2, 3, 4], "1KB x1": [[1, 2], [3, 4]]}
+    assert bench_engine.verdict("1KB x2", [[1, 2], [3, 5]], expected, counts=False).startswith("document 1: id 1:")
+    assert bench_engine.verdict("1KB x1", [2, 3], expected, counts=True) == "document 1: 3 ids, not 2"
+    assert bench_engine.verdict("1 text", 4, expected, counts=True) is None
+    assert "reference failed" in bench_engine.verdict("1 text", [1], {}, counts=False)
