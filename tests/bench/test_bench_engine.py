@@ -13,7 +13,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import bench_engine
 import engines
+import pytest
 import texts
+
+
+@pytest.fixture(autouse=True)
+def no_full_collections(monkeypatch):
+    """Each timed run's gc.collect() walks every object of the process: ~1-2 s in a test worker
+    that ran other files first (20-25 s a test here), a few ms in the bench's own process."""
+    monkeypatch.setattr(bench_engine.gc, "collect", lambda generation=2: 0)
 
 
 def ids_of(text: str) -> list[int]:
