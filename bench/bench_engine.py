@@ -147,8 +147,8 @@ def timed_run(engine: engines.Engine, mode: str, inputs: Any, size: int) -> tupl
     started, cpu = time.perf_counter(), time.process_time()
     try:
         result = call(inputs)
-    except Exception as error:  # reported in the exact column, not timed
-        return error, (0.0, 0.0)
+    except Exception as error:  # reported in the exact column, not timed; without its traceback,
+        return error.with_traceback(None), (0.0, 0.0)  # whose frames would hold this run's engine
     wall = time.perf_counter() - started
     return result, (size / 1e6 / wall, (time.process_time() - cpu) / wall)
 
