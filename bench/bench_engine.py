@@ -17,8 +17,8 @@ collector's first pass over the Python objects a build made, ~4 ms for ours, is 
 the build and not to the first documents). Ratios: ours (encode) to the reference measured in the
 same run, and to the fastest peer whose ids are exact. Each run's CPU time is measured too: an
 engine whose process used more than SEVERAL_CORES cores in a one-thread mode ran threads of its
-own there (fastokens did with its own pool, which engines.py now holds to one thread); its row says so, and the best-peer ratio
-of that mode takes its speed per core. "exact" compares every engine's ids
+own there (fastokens did with its own pool, which engines.py now holds to one thread); its row
+says so, and the best-peer ratio of that mode takes its speed per core. "exact" compares every engine's ids
 (counts, for `count`) with the reference's on the same text and documents: a peer that
 differs is shown with "!" after its speed in that mode and the first difference, and is not
 the "best peer" of that mode ("-" when no peer is exact there); a run that raises is
