@@ -12,7 +12,8 @@ thread) and `docs2(texts)` (two threads) give ids, or counts for tokenprism's co
 - peers, when installed and offering the vocabulary: splintr-rs (its named vocabularies,
   else `from_bytes` of our file; `from_json` for deepseek_v4; its encode_batch), bpe-openai
   (cl100k_base, o200k_base; its Rust binding's encode, two threads over halves), fastokens
-  (`from_tiktoken` of our file, `from_file` for deepseek_v4; its encode_batch), riptoken (a
+  (`from_tiktoken` of our file, `from_file` for deepseek_v4; held to one thread of its own, see
+  FASTOKENS_BPE_THREADS below; its encode_batch, two threads over halves), riptoken (a
   `CoreBPE` of our file's ranks, pattern and special tokens for the tiktoken-style ones; its
   encode_ordinary_batch).
 Left out: SentencePiece tokenizers and tokenprism_4k (no reference or peer to race).
