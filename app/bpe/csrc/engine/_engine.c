@@ -112,7 +112,7 @@ static PyObject *engine_run(Engine *self, PyObject *arg, PyObject *cuts, int bat
     PyObject *result = NULL;
     Ids out = {NULL, 0, 0};
     size_t *ends = NULL, *counts = NULL, total = 0;
-    if ((cuts ? batch_init_cut(&b, arg, cuts) : batch_init(&b, arg, batch)) < 0) goto done;
+    if ((cuts ? batch_init_cut(&b, arg, cuts) : batch_init(&b, arg, batch, 1)) < 0) goto done;
     if (!batch && !cuts) {
         *(count_only ? &counts : &ends) = &b.one_slot;
     } else if (!(count_only ? (void *)(counts = PyMem_Calloc((size_t)b.n + 1, sizeof *counts))
@@ -154,7 +154,7 @@ done:
 static PyObject *Engine_stopped(Engine *self, PyObject *texts) {
     Batch b;
     PyObject *result = NULL;
-    if (batch_init(&b, texts, 1) < 0) goto done;
+    if (batch_init(&b, texts, 1, 0) < 0) goto done; /* stops_found reads every text's UTF-8 here */
     if (!(result = PyList_New(0))) goto done;
     for (Py_ssize_t t = 0; t < b.n && self->stops.strings.slots; t++) {
         if (!stops_found(&self->stops, (const unsigned char *)b.data[t], (size_t)b.lens[t])) continue;

@@ -1,7 +1,11 @@
 /* The texts of one call of the engine, as UTF-8 the encoder can read without the GIL, and
  * the run of engine_encode.h's encoder over them. A call has one text, a list of texts, or
  * one text in pieces (cut at character offsets, as llama-models cuts a long text: the pieces
- * are slices of the text's UTF-8, nothing is copied). Python API; included by _engine.c only.
+ * are slices of the text's UTF-8, nothing is copied). An ASCII str is its own UTF-8, and a
+ * str that has made its UTF-8 already gives that; any other str's UTF-8 is written by
+ * run_batch, a text at a time into one buffer, without the GIL (where CPython's
+ * PyUnicode_AsUTF8AndSize would write it with the GIL held, ~1-2 ms a MB, and keep it with the
+ * str for the str's life). Python API; included by _engine.c only.
  */
 #ifndef TOKENPRISM_ENGINE_BATCH_H
 #define TOKENPRISM_ENGINE_BATCH_H
@@ -15,12 +19,15 @@
  * single text is the caller's argument, held for the call). `one_*` serve a single text. */
 typedef struct {
     PyObject *held;
-    const char **data;
-    Py_ssize_t *lens;
+    const char **data;  /* NULL for a text whose UTF-8 run_batch writes: */
+    PyObject **strs;    /* that text (borrowed: `held` or the caller holds it); NULL for the rest */
+    Py_ssize_t *lens;   /* bytes; for a text run_batch writes, its characters (fewer) until then */
     Py_ssize_t n;
     size_t total;
     size_t wide; /* bytes of the texts that are not ASCII: each costs a merge more often */
+    int lazy;    /* whether run_batch may write texts' UTF-8 (0: batch_add asks CPython for all) */
     const char *one_data;
+    PyObject *one_str;
     Py_ssize_t one_len;
     size_t one_slot; /* the one text's end or count */
 } Batch;
@@ -29,8 +36,21 @@ static void batch_free(Batch *b) {
     Py_XDECREF(b->held);
     if (b->data != &b->one_data) {
         PyMem_Free(b->data);
+        PyMem_Free(b->strs);
         PyMem_Free(b->lens);
     }
+}
+
+/* Whether run_batch writes the UTF-8 of `text` (a str): one of 1-4 byte characters, not all
+ * ASCII, that has not made its UTF-8 yet. Other strs (and every str from 3.14, whose layout
+ * this does not read) get CPython's. */
+static int utf8_to_write(PyObject *text) {
+#if PY_VERSION_HEX < 0x030E0000
+    return PyUnicode_IS_COMPACT(text) && !PyUnicode_IS_ASCII(text) && !((PyCompactUnicodeObject *)text)->utf8;
+#else
+    (void)text;
+    return 0;
+#endif
 }
 
 static int batch_add(Batch *b, Py_ssize_t i, PyObject *text) {
@@ -39,18 +59,26 @@ static int batch_add(Batch *b, Py_ssize_t i, PyObject *text) {
         else PyErr_Format(PyExc_TypeError, "text must be str, not %.100s", Py_TYPE(text)->tp_name);
         return -1;
     }
-    if (!(b->data[i] = PyUnicode_AsUTF8AndSize(text, &b->lens[i]))) return -1;
+    if (b->lazy && utf8_to_write(text)) {
+        b->data[i] = NULL;
+        b->strs[i] = text;
+        b->lens[i] = PyUnicode_GET_LENGTH(text);
+    } else if (!(b->data[i] = PyUnicode_AsUTF8AndSize(text, &b->lens[i]))) {
+        return -1;
+    }
     b->total += (size_t)b->lens[i];
     if (!PyUnicode_IS_ASCII(text)) b->wide += (size_t)b->lens[i];
     return 0;
 }
 
-/* `arg` is one str (batch 0) or a list or tuple of them. */
-static int batch_init(Batch *b, PyObject *arg, int batch) {
+/* `arg` is one str (batch 0) or a list or tuple of them; `lazy` as in Batch. */
+static int batch_init(Batch *b, PyObject *arg, int batch, int lazy) {
     memset(b, 0, sizeof *b);
+    b->lazy = lazy;
     if (!batch) {
         b->n = 1;
         b->data = &b->one_data;
+        b->strs = &b->one_str;
         b->lens = &b->one_len;
         return batch_add(b, 0, arg);
     }
@@ -61,8 +89,9 @@ static int batch_init(Batch *b, PyObject *arg, int batch) {
     if (!(b->held = PySequence_Tuple(arg))) return -1;
     b->n = PyTuple_GET_SIZE(b->held);
     b->data = PyMem_Calloc((size_t)(b->n ? b->n : 1), sizeof *b->data);
+    b->strs = PyMem_Calloc((size_t)(b->n ? b->n : 1), sizeof *b->strs);
     b->lens = PyMem_Calloc((size_t)(b->n ? b->n : 1), sizeof *b->lens);
-    if (!b->data || !b->lens) {
+    if (!b->data || !b->strs || !b->lens) {
         PyErr_NoMemory();
         return -1;
     }
@@ -80,8 +109,9 @@ static int batch_init_cut(Batch *b, PyObject *text, PyObject *cuts) {
     if (!s) return -1;
     b->n = n_cuts + 1;
     b->data = PyMem_Calloc((size_t)b->n, sizeof *b->data);
+    b->strs = PyMem_Calloc((size_t)b->n, sizeof *b->strs);
     b->lens = PyMem_Calloc((size_t)b->n, sizeof *b->lens);
-    if (!b->data || !b->lens) {
+    if (!b->data || !b->strs || !b->lens) {
         PyErr_NoMemory();
         return -1;
     }
@@ -110,9 +140,77 @@ static int batch_init_cut(Batch *b, PyObject *text, PyObject *cuts) {
     return 0;
 }
 
-static void set_error(int status) {
+/* The UTF-8 of the n characters of `data` (`kind` bytes each) in out (room for kind + 1 bytes
+ * a character, enough for any); its length, or -1 at a surrogate (strict UTF-8 refuses them:
+ * the caller has CPython's encoder raise its own UnicodeEncodeError). No Python call. */
+static inline Py_ssize_t utf8_write_kind(int kind, const void *data, Py_ssize_t n, unsigned char *out) {
+    unsigned char *o = out;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c < 0x80) {
+            *o++ = (unsigned char)c;
+        } else if (c < 0x800) {
+            *o++ = (unsigned char)(0xC0 | c >> 6);
+            *o++ = (unsigned char)(0x80 | (c & 0x3F));
+        } else if (c < 0x10000) {
+            if (c >= 0xD800 && c < 0xE000) return -1;
+            *o++ = (unsigned char)(0xE0 | c >> 12);
+            *o++ = (unsigned char)(0x80 | (c >> 6 & 0x3F));
+            *o++ = (unsigned char)(0x80 | (c & 0x3F));
+        } else {
+            *o++ = (unsigned char)(0xF0 | c >> 18);
+            *o++ = (unsigned char)(0x80 | (c >> 12 & 0x3F));
+            *o++ = (unsigned char)(0x80 | (c >> 6 & 0x3F));
+            *o++ = (unsigned char)(0x80 | (c & 0x3F));
+        }
+    }
+    return o - out;
+}
+
+/* Text t's UTF-8 and its length in *len: its own, or written into *buf (grown as needed,
+ * *cap bytes). NULL when out of memory (*status ENC_NO_MEMORY) or at a surrogate
+ * (ENC_SURROGATE). Reads only the str's fields: callable without the GIL. */
+static const char *batch_utf8(const Batch *b, Py_ssize_t t, unsigned char **buf, size_t *cap, size_t *len,
+                              int *status) {
+    if (b->data[t]) {
+        *len = (size_t)b->lens[t];
+        return b->data[t];
+    }
+    PyObject *text = b->strs[t];
+    int kind = PyUnicode_KIND(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if ((size_t)n > (SIZE_MAX - 1) / (size_t)(kind + 1)) {
+        *status = ENC_NO_MEMORY;
+        return NULL;
+    }
+    size_t need = (size_t)n * (size_t)(kind + 1) + 1;
+    if (need > *cap) {
+        unsigned char *bigger = realloc(*buf, need);
+        if (!bigger) {
+            *status = ENC_NO_MEMORY;
+            return NULL;
+        }
+        *buf = bigger, *cap = need;
+    }
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t written = kind == PyUnicode_1BYTE_KIND   ? utf8_write_kind(PyUnicode_1BYTE_KIND, data, n, *buf)
+                         : kind == PyUnicode_2BYTE_KIND ? utf8_write_kind(PyUnicode_2BYTE_KIND, data, n, *buf)
+                                                        : utf8_write_kind(PyUnicode_4BYTE_KIND, data, n, *buf);
+    if (written < 0) {
+        *status = ENC_SURROGATE;
+        return NULL;
+    }
+    *len = (size_t)written;
+    return (const char *)*buf;
+}
+
+/* The error for `status`; for ENC_SURROGATE, CPython's own, from text `t`'s encoder. */
+static void set_error(const Batch *b, Py_ssize_t t, int status) {
+    Py_ssize_t size;
     if (status == ENC_NO_MEMORY) PyErr_NoMemory();
-    else PyErr_SetString(PyExc_ValueError, "a chunk of the text is longer than 2**31 bytes");
+    else if (status != ENC_SURROGATE) PyErr_SetString(PyExc_ValueError, "a chunk of a text is longer than 2**31 bytes");
+    else if (PyUnicode_AsUTF8AndSize(b->strs[t], &size)) /* never: it holds a surrogate */
+        PyErr_SetString(PyExc_UnicodeEncodeError, "a text holds a lone surrogate");
 }
 
 /* Encodes (out != NULL) or counts (counts != NULL, one per text) every text of the batch;
@@ -127,20 +225,25 @@ static int batch_releases(const Batch *b) { return b->total >= NOGIL_BYTES || b-
 static int run_batch(const Core *core, const Batch *b, Ids *out, size_t *ends, size_t *counts) {
     Ids scratch = {NULL, 0, 0};
     ChunkCache spare = {0}; /* when this thread's caches cannot be had */
+    unsigned char *utf8 = NULL; /* the texts' UTF-8 this call writes, one at a time */
+    size_t utf8_cap = 0, len;
     int status = ENC_OK;
+    Py_ssize_t t = 0;
     PyThreadState *saved = batch_releases(b) ? PyEval_SaveThread() : NULL;
     ChunkCache *cache = thread_cache(core->serial);
     if (!cache) cache = &spare;
     if (out && ids_reserve(out, b->total / 4 + 16) < 0) status = ENC_NO_MEMORY;
-    for (Py_ssize_t t = 0; t < b->n && status == ENC_OK; t++) {
-        status = encode_bytes(core, (const unsigned char *)b->data[t], (size_t)b->lens[t], out,
-                              counts ? &counts[t] : NULL, &scratch, cache);
+    for (; t < b->n && status == ENC_OK; t++) {
+        const char *s = batch_utf8(b, t, &utf8, &utf8_cap, &len, &status);
+        if (!s) break;
+        status = encode_bytes(core, (const unsigned char *)s, len, out, counts ? &counts[t] : NULL, &scratch, cache);
         if (ends) ends[t] = out->n;
     }
     if (saved) PyEval_RestoreThread(saved);
     free(scratch.v);
+    free(utf8);
     cache_free(&spare);
-    if (status != ENC_OK) set_error(status);
+    if (status != ENC_OK) set_error(b, t, status);
     return status;
 }
 

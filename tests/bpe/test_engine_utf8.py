@@ -1,0 +1,102 @@
+"""The C engine's UTF-8 of the texts it is given (app/bpe/csrc/engine/engine_batch.h): a str that
+is not ASCII and has not made its UTF-8 is written by the engine itself, without the GIL, and
+the str is left as it was; the ids are tiktoken's whichever way the bytes were had, and a lone
+surrogate is CPython's own UnicodeEncodeError.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.bpe.engine import Encoder
+from app.tokenizers.openai_encodings import O200K_PATTERN
+from tests.reference import tiktoken_reference
+
+# One str of each width CPython stores: 1 byte a character (Latin-1), 2 (BMP), 4 (astral).
+KINDS = {
+    "latin-1": "Ünïcödé façade, ½ price: ©2024 — no, that dash is 2 bytes wide. " * 40,
+    "bmp": "Привет, мир! Ελληνικά 東京タワー 한국어 Tiếng Việt. " * 40,
+    "astral": "emoji 😀🎉👩‍💻 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𐍈 in text. " * 40,
+}
+
+
+@pytest.fixture(scope="module")
+def o200k() -> tuple[Encoder, object]:
+    reference = tiktoken_reference("o200k_base")
+    encoder = Encoder.for_pattern(O200K_PATTERN, reference._mergeable_ranks, "o200k_base")
+    assert encoder is not None
+    return encoder._core, reference
+
+
+def fresh(text: str) -> str:
+    """An equal str that has never made its UTF-8 (slicing builds a new object)."""
+    return (text + "!")[:-1]
+
+
+def made_utf8(text: str) -> str:
+    """`text` after CPython made (and kept) its UTF-8, as PyUnicode_AsUTF8 does."""
+    as_utf8 = ctypes.pythonapi.PyUnicode_AsUTF8
+    as_utf8.argtypes, as_utf8.restype = [ctypes.py_object], ctypes.c_void_p
+    as_utf8(text)
+    return text
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_str_the_engine_writes_gives_the_reference_ids_and_stays_as_it_was(o200k, kind):
+    engine, reference = o200k
+    expected = reference.encode_ordinary(KINDS[kind])
+    text = fresh(KINDS[kind])
+    size = sys.getsizeof(text)
+    assert engine.encode(text) == expected
+    assert engine.count(text) == len(expected)
+    assert engine.encode_batch([fresh(text), "ascii", fresh(text)]) == [
+        expected,
+        reference.encode_ordinary("ascii"),
+        expected,
+    ]
+    assert engine.count_batch([text] * 3) == [len(expected)] * 3
+    assert sys.getsizeof(text) == size, "the engine left a UTF-8 copy with the str"
+    # The premise of the size check: a str that made its UTF-8 is bigger, and gives the same ids.
+    assert sys.getsizeof(made_utf8(text)) > size
+    assert engine.encode(text) == expected
+
+
+def test_pieces_and_stop_scans_still_read_the_texts(o200k):
+    engine, reference = o200k
+    text = fresh(KINDS["bmp"])
+    assert engine.encode_cut(text, [7, 300]) == (
+        reference.encode_ordinary(text[:7])
+        + reference.encode_ordinary(text[7:300])
+        + reference.encode_ordinary(text[300:])
+    )
+    assert engine.stopped([fresh(KINDS["astral"])]) == []
+
+
+@pytest.mark.parametrize("at", [0, 1, 2])
+def test_a_lone_surrogate_is_cpythons_error_wherever_it_is(o200k, at):
+    engine, _ = o200k
+    texts = [fresh(KINDS["bmp"]), fresh(KINDS["astral"]), fresh(KINDS["latin-1"])]
+    texts[at] = texts[at][:50] + "\udc80" + texts[at][50:]
+    for call in (engine.encode_batch, engine.count_batch):
+        with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
+            call(texts)
+    with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
+        engine.count(texts[at])
+    assert engine.count_batch([texts[(at + 1) % 3]]) == [engine.count(texts[(at + 1) % 3])]  # still serves
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300))
+def test_any_text_written_by_the_engine_matches_tiktoken(o200k, text):
+    engine, reference = o200k
+    expected = reference.encode_ordinary(text)
+    assert engine.encode(fresh(text)) == expected
+    assert engine.count_batch([fresh(text), fresh(text * 2)]) == [
+        len(expected),
+        len(reference.encode_ordinary(text * 2)),
+    ]
