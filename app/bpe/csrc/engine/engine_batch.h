@@ -21,7 +21,8 @@ typedef struct {
     PyObject *held;
     const char **data;  /* NULL for a text whose UTF-8 run_batch writes: */
     PyObject **strs;    /* that text (borrowed: `held` or the caller holds it); NULL for the rest */
-    Py_ssize_t *lens;   /* bytes; for a text run_batch writes, its characters (fewer) until then */
+    Py_ssize_t *lens;   /* bytes; for a text run_batch writes, until then its characters times their
+                         * width (about its bytes: Cyrillic's exactly, CJK's 2/3) */
     Py_ssize_t n;
     size_t total;
     size_t wide; /* bytes of the texts that are not ASCII: each costs a merge more often */
@@ -62,7 +63,7 @@ static int batch_add(Batch *b, Py_ssize_t i, PyObject *text) {
     if (b->lazy && utf8_to_write(text)) {
         b->data[i] = NULL;
         b->strs[i] = text;
-        b->lens[i] = PyUnicode_GET_LENGTH(text);
+        b->lens[i] = PyUnicode_GET_LENGTH(text) * (Py_ssize_t)PyUnicode_KIND(text);
     } else if (!(b->data[i] = PyUnicode_AsUTF8AndSize(text, &b->lens[i]))) {
         return -1;
     }
