@@ -1,7 +1,8 @@
 """The C engine's UTF-8 of the texts it is given (app/bpe/csrc/engine/engine_batch.h): a str that
 is not ASCII and has not made its UTF-8 is written by the engine itself, without the GIL, and
-the str is left as it was; the ids are tiktoken's whichever way the bytes were had, and a lone
-surrogate is CPython's own UnicodeEncodeError.
+the str is left as it was; the ids are tiktoken's whichever way the bytes were had, a lone
+surrogate is CPython's own UnicodeEncodeError, and the stop strings of `encode_unstopped` are
+looked for in the UTF-8 so written.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.bpe import _engine
 from app.bpe.engine import Encoder
 from app.tokenizers.openai_encodings import O200K_PATTERN
 from tests.reference import tiktoken_reference
@@ -100,3 +102,19 @@ def test_any_text_written_by_the_engine_matches_tiktoken(o200k, text):
         len(expected),
         len(reference.encode_ordinary(text * 2)),
     ]
+
+
+def test_the_stop_scan_reads_the_utf8_the_engine_writes():
+    engine = _engine.Engine(0, [bytes([b]) for b in range(256)], stops=[b"<|a|>", "ｘ".encode()])
+    for plain in ("héllo wörld", "Привет " * 2000):  # one call that keeps the GIL, one that lets it go
+        text = fresh(plain)
+        size = sys.getsizeof(text)
+        assert engine.encode_unstopped(text) == list(plain.encode())
+        assert engine.count_unstopped(fresh(plain + "<|a")) == len((plain + "<|a").encode())
+        assert engine.encode_unstopped(fresh(plain + "<|a|>")) is None
+        assert engine.count_unstopped(fresh("ｘ" + plain)) is None
+        assert sys.getsizeof(text) == size
+    with pytest.raises(UnicodeEncodeError):
+        engine.encode_unstopped("é\ud800")
+    with pytest.raises(TypeError, match="text must be str"):
+        engine.count_unstopped(b"bytes")

@@ -106,8 +106,9 @@ fail:
 }
 
 /* The engine's methods: one text, a list of them (`batch`) or one text in pieces (`cuts`,
- * engine_batch.h), ids or counts. */
-static PyObject *engine_run(Engine *self, PyObject *arg, PyObject *cuts, int batch, int count_only) {
+ * engine_batch.h), ids or counts; with `stops`, None for a text holding one of them. */
+static PyObject *engine_run(Engine *self, PyObject *arg, PyObject *cuts, int batch, int count_only,
+                            const StopStrings *stops) {
     Batch b;
     PyObject *result = NULL;
     Ids out = {NULL, 0, 0};
@@ -120,7 +121,9 @@ static PyObject *engine_run(Engine *self, PyObject *arg, PyObject *cuts, int bat
         PyErr_NoMemory();
         goto done;
     }
-    if (run_batch(&self->core, &b, count_only ? NULL : &out, ends, counts) != ENC_OK) goto done;
+    int status = run_batch(&self->core, &b, count_only ? NULL : &out, ends, counts, stops);
+    if (status == ENC_STOPPED) result = Py_NewRef(Py_None);
+    if (status != ENC_OK) goto done;
     if (!batch) { /* one list or count for the text, whatever pieces it was cut into */
         for (Py_ssize_t t = 0; count_only && t < b.n; t++) total += counts[t];
         if (count_only) result = PyLong_FromSize_t(total);
@@ -168,27 +171,26 @@ done:
     return result;
 }
 
-/* encode or count of a text holding none of the stop strings; None for one that holds one. */
+/* encode or count of a text holding none of the stop strings; None for one that holds one
+ * (looked for in its UTF-8 where the encoding runs: without the GIL for a long text). */
 static PyObject *unless_stopped(Engine *self, PyObject *text, int count_only) {
-    Py_ssize_t n;
-    const char *utf8 = PyUnicode_Check(text) ? PyUnicode_AsUTF8AndSize(text, &n) : NULL;
-    if (!utf8) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "text must be a str");
-        return NULL;
-    }
-    if (self->stops.strings.slots && stops_found(&self->stops, (const unsigned char *)utf8, (size_t)n)) Py_RETURN_NONE;
-    return engine_run(self, text, NULL, 0, count_only);
+    return engine_run(self, text, NULL, 0, count_only, self->stops.strings.slots ? &self->stops : NULL);
 }
 static PyObject *Engine_encode_unstopped(Engine *self, PyObject *text) { return unless_stopped(self, text, 0); }
 static PyObject *Engine_count_unstopped(Engine *self, PyObject *text) { return unless_stopped(self, text, 1); }
 
-static PyObject *Engine_encode(Engine *self, PyObject *text) { return engine_run(self, text, NULL, 0, 0); }
-static PyObject *Engine_count(Engine *self, PyObject *text) { return engine_run(self, text, NULL, 0, 1); }
-static PyObject *Engine_encode_batch(Engine *self, PyObject *texts) { return engine_run(self, texts, NULL, 1, 0); }
-static PyObject *Engine_count_batch(Engine *self, PyObject *texts) { return engine_run(self, texts, NULL, 1, 1); }
+static PyObject *Engine_encode(Engine *self, PyObject *text) { return engine_run(self, text, NULL, 0, 0, NULL); }
+static PyObject *Engine_count(Engine *self, PyObject *text) { return engine_run(self, text, NULL, 0, 1, NULL); }
+static PyObject *Engine_encode_batch(Engine *self, PyObject *texts) {
+    return engine_run(self, texts, NULL, 1, 0, NULL);
+}
+static PyObject *Engine_count_batch(Engine *self, PyObject *texts) {
+    return engine_run(self, texts, NULL, 1, 1, NULL);
+}
 static PyObject *engine_cut(Engine *self, PyObject *args, int count_only) {
     PyObject *text, *cuts;
-    return PyArg_ParseTuple(args, "UO!", &text, &PyList_Type, &cuts) ? engine_run(self, text, cuts, 0, count_only) : NULL;
+    if (!PyArg_ParseTuple(args, "UO!", &text, &PyList_Type, &cuts)) return NULL;
+    return engine_run(self, text, cuts, 0, count_only, NULL);
 }
 static PyObject *Engine_encode_cut(Engine *self, PyObject *args) { return engine_cut(self, args, 0); }
 static PyObject *Engine_count_cut(Engine *self, PyObject *args) { return engine_cut(self, args, 1); }

@@ -57,7 +57,7 @@ typedef struct {
     const uint32_t *splits;  /* and where the listed merge making each token splits it (merge_tables.h) */
 } Core;
 
-enum { ENC_OK = 0, ENC_NO_MEMORY = -1, ENC_TOO_LONG = -2, ENC_SURROGATE = -3 /* engine_batch.h's */ };
+enum { ENC_OK = 0, ENC_NO_MEMORY = -1, ENC_TOO_LONG = -2, ENC_SURROGATE = -3, ENC_STOPPED = -4 /* engine_batch.h's */ };
 
 /* Appends ids[0..m) (ranks) to out, or adds m to *count when out is NULL. */
 static inline int emit(const Core *c, Ids *out, size_t *count, const int32_t *ids, size_t m) {
