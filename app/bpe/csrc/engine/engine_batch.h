@@ -27,7 +27,6 @@ typedef struct {
     Py_ssize_t n;
     size_t total;
     size_t wide; /* bytes of the texts that are not ASCII: each costs a merge more often */
-    int lazy;    /* whether run_batch may write texts' UTF-8 (0: batch_add asks CPython for all) */
     const char *one_data;
     PyObject *one_str;
     Py_ssize_t one_len;
@@ -55,13 +54,14 @@ static int utf8_to_write(PyObject *text) {
 #endif
 }
 
-static int batch_add(Batch *b, Py_ssize_t i, PyObject *text) {
+/* Text i of the batch; `lazy`: run_batch may write its UTF-8 (0: CPython writes it now). */
+static int batch_add(Batch *b, Py_ssize_t i, PyObject *text, int lazy) {
     if (!PyUnicode_Check(text)) {
         if (b->held) PyErr_Format(PyExc_TypeError, "text %zd is %.100s, not str", i, Py_TYPE(text)->tp_name);
         else PyErr_Format(PyExc_TypeError, "text must be str, not %.100s", Py_TYPE(text)->tp_name);
         return -1;
     }
-    if (b->lazy && utf8_to_write(text)) {
+    if (lazy && utf8_to_write(text)) {
         b->data[i] = NULL;
         b->strs[i] = text;
         b->lens[i] = PyUnicode_GET_LENGTH(text) * (Py_ssize_t)PyUnicode_KIND(text);
@@ -73,32 +73,37 @@ static int batch_add(Batch *b, Py_ssize_t i, PyObject *text) {
     return 0;
 }
 
-/* `arg` is one str (batch 0) or a list or tuple of them; `lazy` as in Batch. */
+/* Room for n texts (n >= 1), each NULL; -1 with MemoryError set. */
+static int batch_arrays(Batch *b, Py_ssize_t n) {
+    b->n = n;
+    b->data = PyMem_Calloc((size_t)n, sizeof *b->data);
+    b->strs = PyMem_Calloc((size_t)n, sizeof *b->strs);
+    b->lens = PyMem_Calloc((size_t)n, sizeof *b->lens);
+    if (b->data && b->strs && b->lens) return 0;
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* `arg` is one str (batch 0) or a list or tuple of them; `lazy` as in batch_add. */
 static int batch_init(Batch *b, PyObject *arg, int batch, int lazy) {
     memset(b, 0, sizeof *b);
-    b->lazy = lazy;
     if (!batch) {
         b->n = 1;
         b->data = &b->one_data;
         b->strs = &b->one_str;
         b->lens = &b->one_len;
-        return batch_add(b, 0, arg);
+        return batch_add(b, 0, arg, lazy);
     }
     if (!PyList_Check(arg) && !PyTuple_Check(arg)) {
         PyErr_Format(PyExc_TypeError, "texts must be a list of str, not %.100s", Py_TYPE(arg)->tp_name);
         return -1;
     }
     if (!(b->held = PySequence_Tuple(arg))) return -1;
-    b->n = PyTuple_GET_SIZE(b->held);
-    b->data = PyMem_Calloc((size_t)(b->n ? b->n : 1), sizeof *b->data);
-    b->strs = PyMem_Calloc((size_t)(b->n ? b->n : 1), sizeof *b->strs);
-    b->lens = PyMem_Calloc((size_t)(b->n ? b->n : 1), sizeof *b->lens);
-    if (!b->data || !b->strs || !b->lens) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    Py_ssize_t n = PyTuple_GET_SIZE(b->held);
+    if (batch_arrays(b, n ? n : 1) < 0) return -1;
+    b->n = n;
     for (Py_ssize_t i = 0; i < b->n; i++)
-        if (batch_add(b, i, PyTuple_GET_ITEM(b->held, i)) < 0) return -1;
+        if (batch_add(b, i, PyTuple_GET_ITEM(b->held, i), lazy) < 0) return -1;
     return 0;
 }
 
@@ -109,14 +114,7 @@ static int batch_init_cut(Batch *b, PyObject *text, PyObject *cuts) {
     Py_ssize_t n_cuts = PyList_GET_SIZE(cuts), length = PyUnicode_GET_LENGTH(text), size;
     const char *s = PyUnicode_AsUTF8AndSize(text, &size);
     if (!s) return -1;
-    b->n = n_cuts + 1;
-    b->data = PyMem_Calloc((size_t)b->n, sizeof *b->data);
-    b->strs = PyMem_Calloc((size_t)b->n, sizeof *b->strs);
-    b->lens = PyMem_Calloc((size_t)b->n, sizeof *b->lens);
-    if (!b->data || !b->strs || !b->lens) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    if (batch_arrays(b, n_cuts + 1) < 0) return -1;
     int ascii = PyUnicode_IS_ASCII(text);
     Py_ssize_t byte = 0, chars = 0, start = 0;
     for (Py_ssize_t t = 0; t < b->n; t++) {
