@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import bench_gil
@@ -20,6 +22,16 @@ def test_it_prints_both_contenders_and_their_ratio_for_each_class(monkeypatch, c
         assert f"o200k_base {name}: p99 tick, tiktoken's over ours:" in out
         assert out.count(f"o200k_base {name} (") == 2
     assert sys.getswitchinterval() == interval  # given back
+
+
+@pytest.mark.parametrize(("name", "library"), [("llama3", "llama-models"), ("deepseek_v4", "tokenizers")])
+def test_the_other_paths_compare_with_their_own_reference_library(monkeypatch, capsys, name, library):
+    # 60 KB: over llama-models' 25,000-character runs, so its texts are counted in pieces
+    monkeypatch.setattr(sys, "argv", ["bench_gil.py", "--mb", "0.06", "--calls", "1", "--tokenizer", name])
+    assert bench_gil.main() == 0
+    out = capsys.readouterr().out
+    for text_class in bench_gil.CLASSES:
+        assert f"{name} {text_class}: p99 tick, {library}'s over ours:" in out
 
 
 def test_differing_counts_are_a_bug(monkeypatch, capsys):

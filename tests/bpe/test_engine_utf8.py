@@ -1,13 +1,15 @@
 """The C engine's UTF-8 of the texts it is given (app/bpe/csrc/engine/engine_batch.h): a str that
 is not ASCII and has not made its UTF-8 is written by the engine itself, without the GIL, and
 the str is left as it was; the ids are tiktoken's whichever way the bytes were had, a lone
-surrogate is CPython's own UnicodeEncodeError, and the stop strings of `encode_unstopped` are
-looked for in the UTF-8 so written.
+surrogate is CPython's own UnicodeEncodeError, and the stop strings of `encode_unstopped` and
+`stopped` are looked for in the UTF-8 so written; a text cut in pieces (`encode_cut`) is written
+piece by piece.
 """
 
 from __future__ import annotations
 
 import ctypes
+import itertools
 import sys
 
 import pytest
@@ -68,15 +70,39 @@ def test_a_str_the_engine_writes_gives_the_reference_ids_and_stays_as_it_was(o20
     assert engine.encode(text) == expected
 
 
-def test_pieces_and_stop_scans_still_read_the_texts(o200k):
+@pytest.mark.parametrize("kind", KINDS)
+def test_pieces_of_a_str_the_engine_writes_give_the_reference_ids(o200k, kind):
     engine, reference = o200k
-    text = fresh(KINDS["bmp"])
-    assert engine.encode_cut(text, [7, 300]) == (
-        reference.encode_ordinary(text[:7])
-        + reference.encode_ordinary(text[7:300])
-        + reference.encode_ordinary(text[300:])
-    )
-    assert engine.stopped([fresh(KINDS["astral"])]) == []
+    plain = KINDS[kind]
+    cuts = [1, 7, 300, len(plain) - 1]
+    bounds = itertools.pairwise([0, *cuts, len(plain)])
+    expected = [i for a, b in bounds for i in reference.encode_ordinary(plain[a:b])]
+    text = fresh(plain)
+    size = sys.getsizeof(text)
+    assert engine.encode_cut(text, cuts) == expected
+    assert engine.count_cut(text, cuts) == len(expected)
+    assert sys.getsizeof(text) == size, "the engine left a UTF-8 copy with the str"
+    assert engine.encode_cut(made_utf8(text), cuts) == expected  # and from CPython's UTF-8, as before
+    broken = fresh(plain[:299] + "\udc80" + plain[300:])
+    with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
+        engine.encode_cut(broken, cuts)
+    with pytest.raises(ValueError, match="cuts must increase"):
+        engine.count_cut(fresh(plain), [7, 7])
+
+
+def test_the_stop_scan_of_a_batch_reads_the_utf8_the_engine_writes():
+    engine = _engine.Engine(0, [bytes([b]) for b in range(256)], stops=[b"<|a|>", "ｘ".encode()])
+    for plain in ("héllo wörld", "Привет " * 20_000):  # a batch that keeps the GIL, one that lets it go
+        texts = [fresh(plain), fresh(plain + "<|a|>"), fresh("ｘ" + plain), fresh(plain + "<|a"), "ascii <|a|>"]
+        sizes = [sys.getsizeof(text) for text in texts]
+        assert engine.stopped(texts) == [1, 2, 4]
+        assert [sys.getsizeof(text) for text in texts] == sizes, "the scan left a UTF-8 copy with a str"
+        with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
+            engine.stopped([*texts, fresh(plain + "\ud800")])
+    assert engine.stopped([]) == []
+    assert _engine.Engine(0, [bytes([b]) for b in range(256)]).stopped([fresh("Привет <|a|>")]) == []
+    with pytest.raises(TypeError, match="text 1 is bytes"):
+        engine.stopped(["ok", b"bytes"])
 
 
 @pytest.mark.parametrize("at", [0, 1, 2])

@@ -121,7 +121,7 @@ static PyObject *engine_run(Engine *self, PyObject *arg, PyObject *cuts, int bat
         PyErr_NoMemory();
         goto done;
     }
-    int status = run_batch(&self->core, &b, count_only ? NULL : &out, ends, counts, stops);
+    int status = run_batch(&self->core, &b, count_only ? NULL : &out, ends, counts, stops, NULL);
     if (status == ENC_STOPPED) result = Py_NewRef(Py_None);
     if (status != ENC_OK) goto done;
     if (!batch) { /* one list or count for the text, whatever pieces it was cut into */
@@ -153,20 +153,28 @@ done:
     return result;
 }
 
-/* stopped(texts) -> the indices of the texts that hold one of the engine's stop strings. */
+/* stopped(texts) -> the indices of the texts that hold one of the engine's stop strings
+ * (looked for where their UTF-8 is read or written, without the GIL for many of them). */
 static PyObject *Engine_stopped(Engine *self, PyObject *texts) {
     Batch b;
     PyObject *result = NULL;
-    if (batch_init(&b, texts, 1, 0) < 0) goto done; /* stops_found reads every text's UTF-8 here */
+    unsigned char *hits = NULL;
+    if (batch_init(&b, texts, 1, 1) < 0) goto done;
+    if (!(hits = PyMem_Calloc((size_t)b.n + 1, 1))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (run_batch(&self->core, &b, NULL, NULL, NULL, &self->stops, hits) != ENC_OK) goto done;
     if (!(result = PyList_New(0))) goto done;
-    for (Py_ssize_t t = 0; t < b.n && self->stops.strings.slots; t++) {
-        if (!stops_found(&self->stops, (const unsigned char *)b.data[t], (size_t)b.lens[t])) continue;
+    for (Py_ssize_t t = 0; t < b.n; t++) {
+        if (!hits[t]) continue;
         PyObject *index = PyLong_FromSsize_t(t);
         if (!index || PyList_Append(result, index) < 0) Py_CLEAR(result);
         Py_XDECREF(index);
         if (!result) break;
     }
 done:
+    PyMem_Free(hits);
     batch_free(&b);
     return result;
 }

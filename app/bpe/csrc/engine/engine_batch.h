@@ -1,11 +1,11 @@
 /* The texts of one call of the engine, as UTF-8 the encoder can read without the GIL, and
- * the run of engine_encode.h's encoder over them. A call has one text, a list of texts, or
- * one text in pieces (cut at character offsets, as llama-models cuts a long text: the pieces
- * are slices of the text's UTF-8, nothing is copied). An ASCII str is its own UTF-8, and a
- * str that has made its UTF-8 already gives that; any other str's UTF-8 is written by
- * run_batch, a text at a time into one buffer, without the GIL (where CPython's
- * PyUnicode_AsUTF8AndSize would write it with the GIL held, ~1-2 ms a MB, and keep it with the
- * str for the str's life). Python API; included by _engine.c only.
+ * the run of engine_encode.h's encoder (or of the stop strings' scan) over them. A call has
+ * one text, a list of texts, or one text in pieces (cut at character offsets, as llama-models
+ * cuts a long text: the pieces are slices of the text, nothing is copied). An ASCII str is its
+ * own UTF-8, and a str that has made its UTF-8 already gives that; any other str's UTF-8 (or a
+ * piece's) is written by run_batch, a text at a time into one buffer, without the GIL (where
+ * CPython's PyUnicode_AsUTF8AndSize would write it with the GIL held, ~1-2 ms a MB, and keep it
+ * with the str for the str's life). Python API; included by _engine.c only.
  */
 #ifndef TOKENPRISM_ENGINE_BATCH_H
 #define TOKENPRISM_ENGINE_BATCH_H
@@ -15,31 +15,32 @@
 #include "engine_encode.h"
 #include "stop_strings.h"
 
-/* The texts of a call as UTF-8: their bytes and lengths, and, for a batch, a tuple holding
- * the strs (so they outlive the released GIL whatever happens to the caller's list; a
- * single text is the caller's argument, held for the call). `one_*` serve a single text. */
+/* One text of a call: its UTF-8 (`data`, `len` bytes), or, where run_batch writes that
+ * (`data` NULL), the characters [first, first + chars) of `str` (borrowed: the batch's `held`
+ * or the caller holds it), `len` being until then their number times their width (about
+ * their bytes: Cyrillic's exactly, CJK's 2/3). */
+typedef struct {
+    const char *data;
+    PyObject *str;
+    Py_ssize_t first, chars, len;
+} Text;
+
+/* The texts of a call and, for a batch, a tuple holding the strs (so they outlive the released
+ * GIL whatever happens to the caller's list; a single text is the caller's argument, held for
+ * the call). `one` and `one_slot` serve a single text. */
 typedef struct {
     PyObject *held;
-    const char **data;  /* NULL for a text whose UTF-8 run_batch writes: */
-    PyObject **strs;    /* that text (borrowed: `held` or the caller holds it); NULL for the rest */
-    Py_ssize_t *lens;   /* bytes; for a text run_batch writes, until then its characters times their
-                         * width (about its bytes: Cyrillic's exactly, CJK's 2/3) */
+    Text *texts;
     Py_ssize_t n;
     size_t total;
     size_t wide; /* bytes of the texts that are not ASCII: each costs a merge more often */
-    const char *one_data;
-    PyObject *one_str;
-    Py_ssize_t one_len;
+    Text one;
     size_t one_slot; /* the one text's end or count */
 } Batch;
 
 static void batch_free(Batch *b) {
     Py_XDECREF(b->held);
-    if (b->data != &b->one_data) {
-        PyMem_Free(b->data);
-        PyMem_Free(b->strs);
-        PyMem_Free(b->lens);
-    }
+    if (b->texts != &b->one) PyMem_Free(b->texts);
 }
 
 /* Whether run_batch writes the UTF-8 of `text` (a str): one of 1-4 byte characters, not all
@@ -61,25 +62,20 @@ static int batch_add(Batch *b, Py_ssize_t i, PyObject *text, int lazy) {
         else PyErr_Format(PyExc_TypeError, "text must be str, not %.100s", Py_TYPE(text)->tp_name);
         return -1;
     }
-    if (lazy && utf8_to_write(text)) {
-        b->data[i] = NULL;
-        b->strs[i] = text;
-        b->lens[i] = PyUnicode_GET_LENGTH(text) * (Py_ssize_t)PyUnicode_KIND(text);
-    } else if (!(b->data[i] = PyUnicode_AsUTF8AndSize(text, &b->lens[i]))) {
-        return -1;
-    }
-    b->total += (size_t)b->lens[i];
-    if (!PyUnicode_IS_ASCII(text)) b->wide += (size_t)b->lens[i];
+    Text *x = &b->texts[i];
+    x->str = text;
+    x->chars = PyUnicode_GET_LENGTH(text);
+    if (lazy && utf8_to_write(text)) x->len = x->chars * (Py_ssize_t)PyUnicode_KIND(text);
+    else if (!(x->data = PyUnicode_AsUTF8AndSize(text, &x->len))) return -1;
+    b->total += (size_t)x->len;
+    if (!PyUnicode_IS_ASCII(text)) b->wide += (size_t)x->len;
     return 0;
 }
 
-/* Room for n texts (n >= 1), each NULL; -1 with MemoryError set. */
-static int batch_arrays(Batch *b, Py_ssize_t n) {
+/* Room for n texts (n >= 1), each empty; -1 with MemoryError set. */
+static int batch_texts(Batch *b, Py_ssize_t n) {
     b->n = n;
-    b->data = PyMem_Calloc((size_t)n, sizeof *b->data);
-    b->strs = PyMem_Calloc((size_t)n, sizeof *b->strs);
-    b->lens = PyMem_Calloc((size_t)n, sizeof *b->lens);
-    if (b->data && b->strs && b->lens) return 0;
+    if ((b->texts = PyMem_Calloc((size_t)n, sizeof *b->texts))) return 0;
     PyErr_NoMemory();
     return -1;
 }
@@ -89,9 +85,7 @@ static int batch_init(Batch *b, PyObject *arg, int batch, int lazy) {
     memset(b, 0, sizeof *b);
     if (!batch) {
         b->n = 1;
-        b->data = &b->one_data;
-        b->strs = &b->one_str;
-        b->lens = &b->one_len;
+        b->texts = &b->one;
         return batch_add(b, 0, arg, lazy);
     }
     if (!PyList_Check(arg) && !PyTuple_Check(arg)) {
@@ -100,7 +94,7 @@ static int batch_init(Batch *b, PyObject *arg, int batch, int lazy) {
     }
     if (!(b->held = PySequence_Tuple(arg))) return -1;
     Py_ssize_t n = PyTuple_GET_SIZE(b->held);
-    if (batch_arrays(b, n ? n : 1) < 0) return -1;
+    if (batch_texts(b, n ? n : 1) < 0) return -1;
     b->n = n;
     for (Py_ssize_t i = 0; i < b->n; i++)
         if (batch_add(b, i, PyTuple_GET_ITEM(b->held, i), lazy) < 0) return -1;
@@ -108,35 +102,39 @@ static int batch_init(Batch *b, PyObject *arg, int batch, int lazy) {
 }
 
 /* `text` (a str) cut at `cuts` (a list of character offsets, increasing, each inside the
- * text): a batch of its pieces. */
+ * text): a batch of its pieces, slices of its UTF-8 or, where run_batch writes that, of its
+ * characters. */
 static int batch_init_cut(Batch *b, PyObject *text, PyObject *cuts) {
     memset(b, 0, sizeof *b);
-    Py_ssize_t n_cuts = PyList_GET_SIZE(cuts), length = PyUnicode_GET_LENGTH(text), size;
-    const char *s = PyUnicode_AsUTF8AndSize(text, &size);
-    if (!s) return -1;
-    if (batch_arrays(b, n_cuts + 1) < 0) return -1;
-    int ascii = PyUnicode_IS_ASCII(text);
-    Py_ssize_t byte = 0, chars = 0, start = 0;
+    Py_ssize_t n_cuts = PyList_GET_SIZE(cuts), length = PyUnicode_GET_LENGTH(text), size = 0;
+    int lazy = utf8_to_write(text), ascii = PyUnicode_IS_ASCII(text), kind = PyUnicode_KIND(text);
+    const char *s = lazy ? NULL : PyUnicode_AsUTF8AndSize(text, &size);
+    if (!lazy && !s) return -1;
+    if (batch_texts(b, n_cuts + 1) < 0) return -1;
+    Py_ssize_t byte = 0, from = 0;
     for (Py_ssize_t t = 0; t < b->n; t++) {
         Py_ssize_t cut = t < n_cuts ? PyLong_AsSsize_t(PyList_GET_ITEM(cuts, t)) : length;
         if (cut == -1 && PyErr_Occurred()) return -1;
-        if (t < n_cuts && (cut <= chars || cut >= length)) {
+        if (t < n_cuts && (cut <= from || cut >= length)) {
             PyErr_Format(PyExc_ValueError, "cut %zd is %zd: cuts must increase and fall inside the text (1..%zd)", t,
                          cut, length - 1);
             return -1;
         }
-        if (ascii)
-            byte = cut;
-        else
-            for (; chars < cut; chars++) /* to the first byte of character `cut` */
-                for (byte++; byte < size && ((unsigned char)s[byte] & 0xC0) == 0x80; byte++) {}
-        chars = cut;
-        b->data[t] = s + start;
-        b->lens[t] = byte - start;
-        start = byte;
+        Text *x = &b->texts[t];
+        *x = (Text){NULL, text, from, cut - from, (cut - from) * kind};
+        if (!lazy) {
+            x->data = s + byte;
+            if (ascii)
+                byte = cut;
+            else
+                for (Py_ssize_t c = from; c < cut; c++) /* to the first byte of character `cut` */
+                    for (byte++; byte < size && ((unsigned char)s[byte] & 0xC0) == 0x80; byte++) {}
+            x->len = s + byte - x->data;
+        }
+        b->total += (size_t)x->len;
+        from = cut;
     }
-    b->total = (size_t)size;
-    b->wide = ascii ? 0 : (size_t)size;
+    b->wide = ascii ? 0 : b->total;
     return 0;
 }
 
@@ -172,13 +170,13 @@ static inline Py_ssize_t utf8_write_kind(int kind, const void *data, Py_ssize_t 
  * (ENC_SURROGATE). Reads only the str's fields: callable without the GIL. */
 static const char *batch_utf8(const Batch *b, Py_ssize_t t, unsigned char **buf, size_t *cap, size_t *len,
                               int *status) {
-    if (b->data[t]) {
-        *len = (size_t)b->lens[t];
-        return b->data[t];
+    const Text *x = &b->texts[t];
+    if (x->data) {
+        *len = (size_t)x->len;
+        return x->data;
     }
-    PyObject *text = b->strs[t];
-    int kind = PyUnicode_KIND(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(x->str);
+    Py_ssize_t n = x->chars;
     if ((size_t)n > (SIZE_MAX - 1) / (size_t)(kind + 1)) {
         *status = ENC_NO_MEMORY;
         return NULL;
@@ -192,7 +190,7 @@ static const char *batch_utf8(const Batch *b, Py_ssize_t t, unsigned char **buf,
         }
         *buf = bigger, *cap = need;
     }
-    const void *data = PyUnicode_DATA(text);
+    const void *data = (const char *)PyUnicode_DATA(x->str) + x->first * kind;
     Py_ssize_t written = kind == PyUnicode_1BYTE_KIND   ? utf8_write_kind(PyUnicode_1BYTE_KIND, data, n, *buf)
                          : kind == PyUnicode_2BYTE_KIND ? utf8_write_kind(PyUnicode_2BYTE_KIND, data, n, *buf)
                                                         : utf8_write_kind(PyUnicode_4BYTE_KIND, data, n, *buf);
@@ -209,39 +207,48 @@ static void set_error(const Batch *b, Py_ssize_t t, int status) {
     Py_ssize_t size;
     if (status == ENC_NO_MEMORY) PyErr_NoMemory();
     else if (status != ENC_SURROGATE) PyErr_SetString(PyExc_ValueError, "a chunk of a text is longer than 2**31 bytes");
-    else if (PyUnicode_AsUTF8AndSize(b->strs[t], &size)) /* never: it holds a surrogate */
+    else if (PyUnicode_AsUTF8AndSize(b->texts[t].str, &size)) /* never: it holds a surrogate */
         PyErr_SetString(PyExc_UnicodeEncodeError, "a text holds a lone surrogate");
 }
 
 /* Encodes (out != NULL) or counts (counts != NULL, one per text) every text of the batch;
  * ends[t] is where text t's ids end in out. With `stops`, a text holding one of them ends the
- * run: ENC_STOPPED, no error set. The GIL is released for NOGIL_BYTES or more, or
+ * run: ENC_STOPPED, no error set; or, given `hits`, only the stop strings are looked for, and
+ * hits[t] set for each text holding one. The GIL is released for NOGIL_BYTES or more, or
  * NOGIL_WIDE_BYTES of non-ASCII text: less ASCII is done in a few microseconds, less than
  * handing the GIL to another thread and back costs (measured: releasing it for 1 KB of ASCII
- * prose made two threads slower, for 1 KB of translations 1.6-1.8x faster than one). */
+ * prose made two threads slower, for 1 KB of translations 1.6-1.8x faster than one); for the
+ * scan alone (a GB/s, ~1 ms a MB where it writes the UTF-8), NOGIL_SCAN_BYTES. */
 #define NOGIL_BYTES 4096
 #define NOGIL_WIDE_BYTES 256
-static int batch_releases(const Batch *b) { return b->total >= NOGIL_BYTES || b->wide >= NOGIL_WIDE_BYTES; }
+#define NOGIL_SCAN_BYTES 65536
+static int batch_releases(const Batch *b, int scan) {
+    return scan ? b->total >= NOGIL_SCAN_BYTES : b->total >= NOGIL_BYTES || b->wide >= NOGIL_WIDE_BYTES;
+}
 
 static int run_batch(const Core *core, const Batch *b, Ids *out, size_t *ends, size_t *counts,
-                     const StopStrings *stops) {
+                     const StopStrings *stops, unsigned char *hits) {
     Ids scratch = {NULL, 0, 0};
     ChunkCache spare = {0}; /* when this thread's caches cannot be had */
     unsigned char *utf8 = NULL; /* the texts' UTF-8 this call writes, one at a time */
     size_t utf8_cap = 0, len;
     int status = ENC_OK;
     Py_ssize_t t = 0;
-    PyThreadState *saved = batch_releases(b) ? PyEval_SaveThread() : NULL;
-    ChunkCache *cache = thread_cache(core->serial);
+    PyThreadState *saved = batch_releases(b, hits != NULL) ? PyEval_SaveThread() : NULL;
+    ChunkCache *cache = hits ? &spare : thread_cache(core->serial);
     if (!cache) cache = &spare;
     if (out && ids_reserve(out, b->total / 4 + 16) < 0) status = ENC_NO_MEMORY;
     for (; t < b->n && status == ENC_OK; t++) {
         const char *s = batch_utf8(b, t, &utf8, &utf8_cap, &len, &status);
         if (!s) break;
         if (stops && stops_found(stops, (const unsigned char *)s, len)) {
-            status = ENC_STOPPED;
-            break;
+            if (!hits) {
+                status = ENC_STOPPED;
+                break;
+            }
+            hits[t] = 1;
         }
+        if (hits) continue;
         status = encode_bytes(core, (const unsigned char *)s, len, out, counts ? &counts[t] : NULL, &scratch, cache);
         if (ends) ends[t] = out->n;
     }

@@ -5,20 +5,14 @@
  * characters; 0 and len(text) are left out. A block is first read for whether it has any run
  * that long (where a run last ended, kept without a branch on each character: ~1.5 GB/s of
  * ASCII); only one that has is walked run by run (~260 MB/s: a branch the CPU mispredicts at
- * every word). Python's re.finditer over the runs: ~10-40 MB/s. Included by _engine.c only;
+ * every word). Python's re.finditer over the runs: ~10-40 MB/s. The cuts are found without
+ * the GIL for a long text, then made a list. Included by _engine.c only;
  * app/backends/llama_backend.py's cut_points calls it.
  */
 #ifndef TOKENPRISM_RUN_CUTS_H
 #define TOKENPRISM_RUN_CUTS_H
 
 #include <Python.h>
-
-static int append_offset(PyObject *list, Py_ssize_t at) {
-    PyObject *n = PyLong_FromSsize_t(at);
-    int status = n ? PyList_Append(list, n) : -1;
-    Py_XDECREF(n);
-    return status;
-}
 
 /* Py_UNICODE_ISSPACE, asking Python only for the few code points that can be whitespace
  * beyond ASCII (U+0085, U+00A0, U+1680, U+2000..U+3000; tests/backends/test_llama_long_runs.py
@@ -49,12 +43,30 @@ static int has_long_run(int kind, const void *data, Py_ssize_t start, Py_ssize_t
     LONG_RUN_IN(Py_UCS4);
 }
 
-/* Appends the cuts inside the run [start, end). */
-static int run_cuts_of(PyObject *cuts, Py_ssize_t start, Py_ssize_t end, Py_ssize_t run) {
-    for (Py_ssize_t at = start + run; at < end; at += run)
-        if (append_offset(cuts, at) < 0) return -1;
-    return 0;
+/* The cuts of the text's n characters into `out` (room for n / run + n / block + 1: a block's
+ * runs give at most its length over `run`); how many. No Python call: runs without the GIL. */
+static Py_ssize_t cuts_into(int kind, const void *data, Py_ssize_t n, Py_ssize_t block, Py_ssize_t run,
+                            Py_ssize_t *out) {
+    Py_ssize_t k = 0;
+    for (Py_ssize_t base = 0; base < n; base += block) {
+        Py_ssize_t end = base + block < n ? base + block : n;
+        if (base) out[k++] = base;
+        if (end - base <= run || !has_long_run(kind, data, base, end, run)) continue;
+        Py_ssize_t start = base;
+        int space = Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, base));
+        for (Py_ssize_t i = base + 1; i <= end; i++) {
+            int here = i < end ? Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)) : !space;
+            if (here == space) continue;
+            for (Py_ssize_t at = start + run; at < i; at += run) out[k++] = at;
+            start = i;
+            space = here;
+        }
+    }
+    return k;
 }
+
+/* The GIL is let go for a text of RUN_CUTS_NOGIL characters or more (~2 ms a MB). */
+#define RUN_CUTS_NOGIL 65536
 
 static PyObject *run_cuts(PyObject *module, PyObject *args) {
     PyObject *text;
@@ -64,29 +76,20 @@ static PyObject *run_cuts(PyObject *module, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "block and run must be >= 1");
         return NULL;
     }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    PyObject *cuts = PyList_New(0);
-    if (!cuts) return NULL;
-    for (Py_ssize_t base = 0; base < n; base += block) {
-        Py_ssize_t end = base + block < n ? base + block : n;
-        if (base && append_offset(cuts, base) < 0) goto fail;
-        if (end - base <= run || !has_long_run(kind, data, base, end, run)) continue;
-        Py_ssize_t start = base;
-        int space = Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, base));
-        for (Py_ssize_t i = base + 1; i <= end; i++) {
-            int here = i < end ? Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)) : !space;
-            if (here == space) continue;
-            if (i - start > run && run_cuts_of(cuts, start, i, run) < 0) goto fail;
-            start = i;
-            space = here;
-        }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), found;
+    Py_ssize_t *at = PyMem_RawMalloc(sizeof *at * (size_t)(n / run + n / block + 1));
+    if (!at) return PyErr_NoMemory();
+    PyThreadState *saved = n >= RUN_CUTS_NOGIL ? PyEval_SaveThread() : NULL;
+    found = cuts_into(PyUnicode_KIND(text), PyUnicode_DATA(text), n, block, run, at);
+    if (saved) PyEval_RestoreThread(saved);
+    PyObject *cuts = PyList_New(found);
+    for (Py_ssize_t k = 0; cuts && k < found; k++) {
+        PyObject *offset = PyLong_FromSsize_t(at[k]);
+        if (!offset) Py_CLEAR(cuts);
+        else PyList_SET_ITEM(cuts, k, offset);
     }
+    PyMem_RawFree(at);
     return cuts;
-fail:
-    Py_DECREF(cuts);
-    return NULL;
 }
 
 #endif
