@@ -28,6 +28,7 @@ import struct
 import sysconfig
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 DOC_DIR = Path("/usr/share/doc")
@@ -159,7 +160,10 @@ def _pydoc_topics() -> Iterator[str]:
                 yield from (topics[key] for key in sorted(topics))
 
 
-def _code_pieces() -> Iterator[str]:
+@cache
+def _code_paths() -> tuple[Path, ...]:
+    """The Python files of the standard library and the installed packages (a walk of ~20,000
+    files, seconds on a busy machine: once a process)."""
     roots = [Path(sysconfig.get_paths()["stdlib"]), Path(sysconfig.get_paths()["purelib"])]
     seen: set[Path] = set()
     paths = []
@@ -168,7 +172,11 @@ def _code_pieces() -> Iterator[str]:
             if path.resolve() not in seen and path.is_file() and path.stat().st_size <= _MAX_CODE_FILE:
                 seen.add(path.resolve())
                 paths.append(path)
-    for path in _shuffled(paths):
+    return tuple(paths)
+
+
+def _code_pieces() -> Iterator[str]:
+    for path in _shuffled(_code_paths()):
         text = _read_text(path)
         if text:
             yield text

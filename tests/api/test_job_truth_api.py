@@ -72,7 +72,7 @@ def test_one_name_gets_one_job_across_two_worker_processes(tmp_path):
     try:
         texts = corpus(2, 2_000)
         with httpx.Client(base_url=url, timeout=60) as http:
-            for trial in range(6):
+            for trial in range(3):  # the race, where there is one, shows on the first: 16 requests at once
                 body = {"name": f"race-{trial}", "texts": texts, "vocab_size": 300}
                 barrier = threading.Barrier(16)
 
