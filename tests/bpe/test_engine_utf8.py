@@ -100,7 +100,11 @@ def test_the_stop_scan_of_a_batch_reads_the_utf8_the_engine_writes():
         with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
             engine.stopped([*texts, fresh(plain + "\ud800")])
     assert engine.stopped([]) == []
-    assert _engine.Engine(0, [bytes([b]) for b in range(256)]).stopped([fresh("Привет <|a|>")]) == []
+    for none in (None, []):  # no stop strings: nothing is held, a lone surrogate still refused
+        plain = _engine.Engine(0, [bytes([b]) for b in range(256)], stops=none)
+        assert plain.stopped([fresh("Привет <|a|>"), "ascii"]) == []
+        with pytest.raises(UnicodeEncodeError):
+            plain.stopped([fresh("Привет \udc80")])
     with pytest.raises(TypeError, match="text 1 is bytes"):
         engine.stopped(["ok", b"bytes"])
 

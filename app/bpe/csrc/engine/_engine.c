@@ -164,7 +164,8 @@ static PyObject *Engine_stopped(Engine *self, PyObject *texts) {
         PyErr_NoMemory();
         goto done;
     }
-    if (run_batch(&self->core, &b, NULL, NULL, NULL, &self->stops, hits) != ENC_OK) goto done;
+    const StopStrings *stops = self->stops.strings.slots ? &self->stops : NULL; /* none: the UTF-8 is still read */
+    if (run_batch(&self->core, &b, NULL, NULL, NULL, stops, hits) != ENC_OK) goto done;
     if (!(result = PyList_New(0))) goto done;
     for (Py_ssize_t t = 0; t < b.n; t++) {
         if (!hits[t]) continue;
