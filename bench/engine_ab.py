@@ -1,0 +1,122 @@
+"""A/B of builds of the C engine (app/bpe/_engine*.so) in one process: which of two builds of
+the same engine is faster, and whether the difference is larger than this machine's noise.
+
+    python bench/engine_ab.py BASE.so OTHER.so [...] [--encoding o200k_base] [--classes prose,latin]
+                              [--rounds 21] [--mode encode|count|docs] [--size-mb 1] [--no-control]
+
+Each round builds a fresh Engine from every build (so no chunk cache is warm) and times one
+call on the class's text (`docs`: count_batch of its 1 KB documents), the builds' order
+reversed every other round so that none always runs first. Prints, for each class, each build's
+median and best milliseconds and their ratio to the base build's (above 1: faster than the
+base). Unless --no-control, a byte-identical copy of the base build runs too: on a shared
+virtual machine the copy's ratio (its distance from 1.00) is the noise floor of that run, and a
+change is kept only when it stands clear of it (docs/performance.md, nineteenth session: up to
+1.08x on medians). Every build's result on the first round must equal the base's (exit 1).
+
+A build of another source tree, without touching the installed one, e.g.:
+
+    gcc -O3 -fPIC -shared -Ibuild/generated -ITREE/app/bpe/csrc -ITREE/app/bpe/csrc/{engine,split,train} \\
+        -I$(python -c 'import sysconfig; print(sysconfig.get_paths()["include"])') \\
+        TREE/app/bpe/csrc/engine/_engine.c TREE/app/bpe/csrc/split/pretokenize{,_deepseek}.c -o OTHER.so
+
+(setup.py's flags and include directories for app.bpe._engine; build/generated comes from a
+`pip install -e .` of this tree.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import importlib.util
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+import texts  # noqa: E402
+
+from app.bpe.engine import family_of  # noqa: E402
+from tests.reference import tiktoken_reference  # noqa: E402
+
+MODES = ("encode", "count", "docs")
+
+
+def load_build(path: Path) -> ModuleType:
+    """The engine module built at `path` (its init function is PyInit__engine, whatever the file's name)."""
+    spec = importlib.util.spec_from_file_location("_engine", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"{path}: not a loadable extension module")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def with_utf8(text: str) -> str:
+    """`text` after CPython made its UTF-8 (as tiktoken's calls leave a bench text): the engine reads it."""
+    as_utf8 = ctypes.pythonapi.PyUnicode_AsUTF8
+    as_utf8.argtypes, as_utf8.restype = [ctypes.py_object], ctypes.c_void_p
+    as_utf8(text)
+    return text
+
+
+def one_run(
+    build: ModuleType, family: int, tokens: list[bytes], mode: str, text: str, docs: list[str]
+) -> tuple[float, Any]:
+    """Seconds of one call on a fresh Engine of `build`, and its result."""
+    engine = build.Engine(family, tokens)
+    started = time.perf_counter()
+    result = engine.count_batch(docs) if mode == "docs" else getattr(engine, mode)(text)
+    return time.perf_counter() - started, result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("builds", nargs="+", type=Path, help="engine .so files; the first is the base")
+    parser.add_argument("--encoding", default="o200k_base", choices=("gpt2", "cl100k_base", "o200k_base"))
+    parser.add_argument("--classes", default="prose,latin,cyrillic,multilingual")
+    parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--mode", default="encode", choices=MODES)
+    parser.add_argument("--size-mb", type=float, default=1.0)
+    parser.add_argument("--no-control", action="store_true", help="leave out the copy of the base build")
+    args = parser.parse_args()
+    paths = list(args.builds)
+    with tempfile.TemporaryDirectory() as scratch:
+        if not args.no_control:
+            paths.append(Path(shutil.copy(paths[0], Path(scratch) / f"copy-of-{paths[0].name}")))
+        builds = [load_build(path) for path in paths]
+        reference = tiktoken_reference(args.encoding)
+        tokens = sorted(reference._mergeable_ranks, key=reference._mergeable_ranks.__getitem__)
+        family = family_of(reference._pat_str)
+        assert family is not None
+        for name in args.classes.split(","):
+            text = with_utf8(texts.load(name, int(args.size_mb * 1_000_000)).text)
+            docs = [with_utf8(doc) for doc in texts.documents(text)]
+            times: list[list[float]] = [[] for _ in builds]
+            for round_ in range(args.rounds):
+                order = range(len(builds)) if round_ % 2 == 0 else reversed(range(len(builds)))
+                results = {}
+                for k in order:
+                    seconds, results[k] = one_run(builds[k], family, tokens, args.mode, text, docs)
+                    times[k].append(seconds)
+                if round_ == 0 and any(results[k] != results[0] for k in results):
+                    print(f"{args.encoding} {name}: the builds' results differ: a bug")
+                    return 1
+            base_median, base_best = statistics.median(times[0]), min(times[0])
+            cells = [
+                f"{path.name} {1000 * statistics.median(t):.2f} ms (best {1000 * min(t):.2f}), "
+                f"x base {base_median / statistics.median(t):.3f} (best {base_best / min(t):.3f})"
+                for path, t in zip(paths, times, strict=True)
+            ]
+            print(f"{args.encoding} {name} {args.mode}, {args.rounds} rounds: " + "; ".join(cells), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
