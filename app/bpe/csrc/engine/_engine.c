@@ -164,8 +164,7 @@ static PyObject *Engine_stopped(Engine *self, PyObject *texts) {
         PyErr_NoMemory();
         goto done;
     }
-    const StopStrings *stops = self->stops.strings.slots ? &self->stops : NULL; /* none: the UTF-8 is still read */
-    if (run_batch(&self->core, &b, NULL, NULL, NULL, stops, hits) != ENC_OK) goto done;
+    if (run_batch(&self->core, &b, NULL, NULL, NULL, &self->stops, hits) != ENC_OK) goto done;
     if (!(result = PyList_New(0))) goto done;
     for (Py_ssize_t t = 0; t < b.n; t++) {
         if (!hits[t]) continue;
@@ -183,7 +182,7 @@ done:
 /* encode or count of a text holding none of the stop strings; None for one that holds one
  * (looked for in its UTF-8 where the encoding runs: without the GIL for a long text). */
 static PyObject *unless_stopped(Engine *self, PyObject *text, int count_only) {
-    return engine_run(self, text, NULL, 0, count_only, self->stops.strings.slots ? &self->stops : NULL);
+    return engine_run(self, text, NULL, 0, count_only, &self->stops);
 }
 static PyObject *Engine_encode_unstopped(Engine *self, PyObject *text) { return unless_stopped(self, text, 0); }
 static PyObject *Engine_count_unstopped(Engine *self, PyObject *text) { return unless_stopped(self, text, 1); }

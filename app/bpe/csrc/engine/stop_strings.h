@@ -94,7 +94,7 @@ static inline int stop_at(const StopStrings *s, const unsigned char *t, size_t i
 /* Whether t[0..n) holds one of the stop strings. */
 static int stops_found(const StopStrings *s, const unsigned char *t, size_t n) {
     size_t i = 0;
-    if (!s->n_firsts) return 0; /* no stop strings */
+    if (!s->n_firsts) return 0; /* no stop strings: none given, or an empty list */
 #if defined(__SSE2__)
     if (s->n_firsts >= 1 && s->n_firsts <= 4) {
         __m128i first[4];
