@@ -15,7 +15,9 @@ one engine's every run (each engine encodes engines.WARM_UP once before the cloc
 starts: some set up lazily on their first merge; then a full garbage collection, so that the
 collector's first pass over the Python objects a build made, ~4 ms for ours, is charged to
 the build and not to the first documents). Ratios: ours (encode) to the reference measured in the
-same run, and to the fastest peer whose ids are exact. Each run's CPU time is measured too: an
+same run, and to the fastest peer whose ids are exact; and ours on two threads over ours on one
+("ours x2 / x1", 1 KB documents), which the header's "two cores here" bounds: what two
+processes of a pure-Python loop give on this host (bench/host.py). Each run's CPU time is measured too: an
 engine whose process used more than SEVERAL_CORES cores in a one-thread mode ran threads of its
 own there (fastokens did with its own pool, which engines.py now holds to one thread); its row
 says so, and the best-peer ratio of that mode takes its speed per core. "exact" compares every engine's ids
@@ -30,18 +32,15 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
-import platform
 import sys
 import time
-from contextlib import suppress
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 sys.path[:0] = [str(Path(__file__).resolve().parent)]
 
 import engines  # noqa: E402
+import host  # noqa: E402
 import texts  # noqa: E402
 
 MODES = ("1 text", "1KB x1", "1KB x2")
@@ -63,8 +62,13 @@ def main() -> None:
     limit = int(args.size_mb * 1e6) if args.size_mb else 1_000_000 if args.quick else 5_000_000
     chosen = _choices(args.encodings, engines.ENCODINGS, "--encodings")
     classes = [texts.load(name, limit) for name in _choices(args.classes, texts.CLASSES, "--classes")]
-    machine = machine_facts()
+    machine = host.machine_facts(LIBRARIES)
     print(" | ".join(f"{key}: {value}" for key, value in machine.items()))
+    ceiling = host.two_core_ceiling(rounds=5)
+    machine["two_core_ceiling"] = f"{ceiling:.2f}"
+    print(
+        f"two cores here: {ceiling:.2f}x one on a pure-Python loop in two processes (bench/host.py; 2.00x on two free cores)"
+    )
     for text in classes:
         note = f" (all this machine has; {limit / 1e6:.0f} MB asked)" if text.short else ""
         print(f"{text.name}: {text.size / 1e6:.2f} MB from {text.sources} sources{note}")
@@ -208,6 +212,7 @@ def print_case(name: str, text: texts.Text, table: list[tuple[engines.Engine, Sp
             exact = [one_thread_speed(speeds[mode], mode) for speeds, verdicts in peers if not verdicts[mode]]
             cells.append(f"{ours[mode][0] / max(exact):7.2f}x" if exact else f"{'-':>7} ")
         print(f"{'':18} {'ours x best peer':18} " + " ".join(cells))
+    print(f"{'':18} {'ours x2 / x1':18} {'':17}{ours['1KB x2'][0] / ours['1KB x1'][0]:7.2f}x")
     return rows
 
 
@@ -216,19 +221,6 @@ def one_thread_speed(speed: tuple[float, float], mode: str) -> float:
     threads used several (ours uses one there)."""
     mb_per_s, cores = speed
     return mb_per_s / cores if mode in ONE_THREAD and cores > SEVERAL_CORES else mb_per_s
-
-
-def machine_facts() -> dict[str, str]:
-    model = platform.processor() or "unknown"
-    with suppress(OSError), open("/proc/cpuinfo", encoding="utf-8") as info:
-        model = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), model)
-    facts = {"cores": str(os.cpu_count()), "cpu": model, "python": platform.python_version()}
-    for library in LIBRARIES:
-        try:
-            facts[library] = metadata.version(library)
-        except metadata.PackageNotFoundError:
-            facts[library] = "not installed"
-    return facts
 
 
 def _choices(given: str, known: tuple[str, ...], flag: str) -> list[str]:

@@ -78,7 +78,8 @@ def test_our_difference_is_a_bug_listed_with_where_it_is(monkeypatch):
 
 
 def test_the_script_exits_1_when_our_ids_differ(monkeypatch, tmp_path):
-    monkeypatch.setattr(bench_engine, "machine_facts", lambda: {"cores": "2"})
+    monkeypatch.setattr(bench_engine.host, "machine_facts", lambda libraries: {"cores": "2"})
+    monkeypatch.setattr(bench_engine.host, "two_core_ceiling", lambda rounds: 1.5)
     monkeypatch.setattr(bench_engine.texts, "load", lambda name, limit: texts.Text(name, "word " * 50, 1, False))
     monkeypatch.setattr(
         bench_engine,
@@ -92,7 +93,8 @@ def test_the_script_exits_1_when_our_ids_differ(monkeypatch, tmp_path):
         assert stop.code == 1
     else:
         raise AssertionError("main() returned although our ids differed")
-    assert '"rows": []' in (tmp_path / "out").read_text()
+    written = (tmp_path / "out").read_text()
+    assert '"rows": []' in written and '"two_core_ceiling": "1.50"' in written
 
 
 def test_a_peer_that_ran_threads_in_a_one_thread_mode_is_compared_per_core_and_says_so(capsys):
@@ -104,14 +106,19 @@ def test_a_peer_that_ran_threads_in_a_one_thread_mode_is_compared_per_core_and_s
     exact = dict.fromkeys(bench_engine.MODES)
     table = [
         (engine("ref", "reference", ids_of), dict.fromkeys(bench_engine.MODES, (10.0, 1.0)), exact),
-        (engine("tokenprism encode", "ours", ids_of), dict.fromkeys(bench_engine.MODES, (80.0, 1.0)), exact),
+        (
+            engine("tokenprism encode", "ours", ids_of),
+            dict.fromkeys(bench_engine.MODES, (80.0, 1.0)) | {"1KB x2": (120.0, 2.0)},
+            exact,
+        ),
         (engine("threaded", "peer", ids_of), threaded, exact),
     ]
     rows = bench_engine.print_case("fake", texts.Text("prose", "word " * 5, 1, short=False), table)
     out = capsys.readouterr().out
     assert "(used 2.0 cores in 1 text)" in next(line for line in out.splitlines() if "threaded" in line)
     best_peer = next(line for line in out.splitlines() if "ours x best peer" in line).split()
-    assert best_peer[4:7] == ["1.60x", "2.00x", "2.00x"]  # 80 / (100 / 2 cores), 80 / 40, 80 / 40
+    assert best_peer[4:7] == ["1.60x", "2.00x", "3.00x"]  # 80 / (100 / 2 cores), 80 / 40, 120 / 40
+    assert next(line for line in out.splitlines() if "ours x2 / x1" in line).split()[-1] == "1.50x"  # 120 / 80
     assert {row["cores"] for row in rows if row["engine"] == "threaded" and row["mode"] == "1 text"} == {2.0}
 
 
