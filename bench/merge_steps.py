@@ -155,14 +155,27 @@ def chunks_to_merge(v: Vocabulary, pattern: str, text: str) -> list[bytes]:
     return sorted(c for c in found if c not in v.ranks and len(c) <= MERGE_MAX)
 
 
-def steps(v: Vocabulary, chunks: list[bytes], longest: int, fits: Fits, kinds: Callable[[bytes], bool]) -> dict:
+def byte_merges(v: Vocabulary, chunks: list[bytes]) -> list[list[bytes]]:
+    """Each chunk's tokens merged from its bytes: what every rule's pieces must merge to."""
+    return [v.merge([bytes([b]) for b in c])[0] for c in chunks]
+
+
+def steps(
+    v: Vocabulary,
+    chunks: list[bytes],
+    longest: int,
+    fits: Fits,
+    kinds: Callable[[bytes], bool],
+    truth: list[list[bytes]] | None = None,
+) -> dict:
     """A rule's first pieces, merges and pair lookups, summed over the chunks, and how many
-    chunks it merges to other tokens than their bytes do."""
+    chunks it merges to other tokens than their bytes do (`truth`: byte_merges of the chunks,
+    made here when not given; pass it to try several rules on the same chunks)."""
     found = {"pieces": 0, "merges": 0, "lookups": 0, "differs": 0}
-    for c in chunks:
+    for c, want in zip(chunks, byte_merges(v, chunks) if truth is None else truth, strict=True):
         first = first_pieces(v, c, longest, fits, kinds)
         merged = v.merge(list(first))[0]
-        found["differs"] += merged != v.merge([bytes([b]) for b in c])[0]
+        found["differs"] += merged != want
         found["pieces"] += len(first)
         found["merges"] += len(first) - len(merged)
         found["lookups"] += len(first) - 1 + 2 * (len(first) - len(merged))
@@ -183,8 +196,9 @@ def main() -> None:
         n = len(chunks)
         print(f"{args.encoding}, {cls}: {n:,} distinct chunks to merge")
         print(f"  {'rule':36} {'pieces':>7} {'merges':>7} {'lookups':>8} {'differs':>8}  (a chunk)")
+        truth = byte_merges(v, chunks)
         for label, longest, fits, kinds in rules(args.longest):
-            found = steps(v, chunks, longest, fits, kinds)
+            found = steps(v, chunks, longest, fits, kinds, truth)
             figures = " ".join(f"{found[k] / n:{w}.2f}" for k, w in (("pieces", 7), ("merges", 7), ("lookups", 8)))
             print(f"  {label:36} {figures} {found['differs']:8d}")
 
