@@ -84,7 +84,7 @@ def test_the_script_exits_1_when_our_ids_differ(monkeypatch, tmp_path):
     monkeypatch.setattr(
         bench_engine,
         "bench_encoding",
-        lambda name, classes, repeat, bugs: bugs.append(f"{name}: differs") or [],
+        lambda name, classes, repeat, bugs, warm: bugs.append(f"{name}: differs") or [],
     )
     monkeypatch.setattr(sys, "argv", ["bench_engine.py", "--encodings", "cl100k_base", "--json", str(tmp_path / "out")])
     try:
@@ -95,6 +95,24 @@ def test_the_script_exits_1_when_our_ids_differ(monkeypatch, tmp_path):
         raise AssertionError("main() returned although our ids differed")
     written = (tmp_path / "out").read_text()
     assert '"rows": []' in written and '"two_core_ceiling": "1.50"' in written
+
+
+def test_warm_times_the_builds_second_pass_over_the_same_input():
+    def build() -> engines.Runner:
+        passes: list[str] = []
+
+        def encode(text: str) -> list[int]:
+            passes.append(text)
+            return [len(passes)]  # which call of this build gave the ids
+
+        return engines.one_by_one(encode)
+
+    counted = engines.Engine("passes", "peer", build)
+    fresh, _ = bench_engine.timed_run(counted, "1 text", "abc", 3)
+    warm, _ = bench_engine.timed_run(counted, "1 text", "abc", 3, warm=True)
+    assert fresh == [2] and warm == [3]  # after WARM_UP: the first call on the text, then the second
+    docs, _ = bench_engine.timed_run(counted, "1KB x1", ["a", "b"], 2, warm=True)
+    assert docs == [[4], [5]]  # WARM_UP, the two documents untimed, then the two again
 
 
 def test_a_peer_that_ran_threads_in_a_one_thread_mode_is_compared_per_core_and_says_so(capsys):
