@@ -157,8 +157,8 @@ def test_each_engine_has_its_own_chunk_cache_in_a_thread():
 
 def test_more_distinct_chunks_than_a_chunk_cache_holds(cl100k):
     letters = "bcdfghjklmnpqrstvwxz"
-    words = [f" {a}{b}{c}{d}q" for a in letters for b in letters for c in letters for d in "xzk"]
-    assert len(words) > 2 * 8192  # two generations of GEN_ENTRIES
+    words = [f" {a}{b}{c}{d}{e}q" for a in letters for b in letters for c in letters for d in "xzk" for e in "bcdfgh"]
+    assert len(words) > 2 * 65536  # two generations of GEN_ENTRIES_MAX, had they the budget
     text = "".join(words)
     expected = tiktoken_reference("cl100k_base").encode_ordinary(text)
     assert cl100k.encode(text) == expected and cl100k.encode(text) == expected

@@ -253,8 +253,18 @@ static PyObject *split(PyObject *module, PyObject *args) {
     return chunks;
 }
 
+/* cache_budget() -> (used, budget): the bytes of the chunk caches' generations past their own
+ * size, all threads', and the most they may hold (chunk_cache.h). */
+static PyObject *cache_budget(PyObject *module, PyObject *unused) {
+    (void)module, (void)unused;
+    return Py_BuildValue("nn", (Py_ssize_t)__atomic_load_n(&budget_used, __ATOMIC_RELAXED),
+                         (Py_ssize_t)CACHE_BUDGET_BYTES);
+}
+
 static PyMethodDef methods[] = {
     {"split", split, METH_VARARGS, "split(family: int, text: str) -> list[str]: the chunks of text (for tests)"},
+    {"cache_budget", cache_budget, METH_NOARGS,
+     "cache_budget() -> (used, budget): bytes of the chunk caches past their own size, all threads', and the most"},
     {"run_cuts", run_cuts, METH_VARARGS,
      "run_cuts(text: str, block: int, run: int) -> list[int]: llama-models' cuts of text (see run_cuts.h)"},
     {NULL, NULL, 0, NULL},

@@ -5,15 +5,20 @@
  * Per thread, no lock: each thread keeps THREAD_CACHES caches (pthread-specific data, freed
  * when the thread ends), one for each of the engines it used last (an engine is known by
  * its serial number, never reused); an engine that finds none of them its own takes the
- * least recently used and empties it.
+ * least recently used and frees it (its generations start small again).
  *
- * Bounded: chunks of up to CACHE_CHUNK_BYTES only; a cache is two generations of at most
- * GEN_ENTRIES chunks each, with CACHE_ARENA_BYTES and CACHE_ARENA_IDS per entry on average.
- * When the young one is full the old one is emptied and the two change places; a chunk
- * found in the old one moves to the young one, so the chunks a text keeps using are never
- * dropped. At most ~1.6 MB a cache, ~6.4 MB a thread. A generation starts small (a short
- * text pays for little) and doubles. Pure C; callable without the GIL. Included by
- * _engine.c only.
+ * Bounded: chunks of up to CACHE_CHUNK_BYTES only; a cache is two generations, each of up
+ * to GEN_ENTRIES chunks (~0.8 MB) of its own and on to GEN_ENTRIES_MAX (~6.3 MB) while the
+ * process's CACHE_BUDGET_BYTES last, shared by all threads' generations past GEN_ENTRIES,
+ * with CACHE_ARENA_BYTES and CACHE_ARENA_IDS per entry on average. When the young one is
+ * full the old one is emptied and the two change places; a chunk found in the old one moves
+ * to the young one, so the chunks a text keeps using are never dropped. At most ~6.4 MB a
+ * thread and CACHE_BUDGET_BYTES more a process. A generation starts small (a short text pays
+ * for little) and doubles. Before 2026-12-02 GEN_ENTRIES was the end: a text of more distinct
+ * chunks than that turned the generations over on every pass, so an engine's second pass
+ * over 1 MB of Latin or translations merged a third of its chunks again (a long-lived
+ * engine ran no faster than a fresh one; bench_engine.py --warm). Pure C; callable without
+ * the GIL. Included by _engine.c only.
  *
  * Left out: sharing between threads.
  */
@@ -26,7 +31,9 @@
 #include <string.h>
 
 #define CACHE_CHUNK_BYTES 256 /* box-drawing lines and emoji runs repeat, and cost ~70 merges each */
-#define GEN_ENTRIES 8192 /* a generation's; the slots are twice as many */
+#define GEN_ENTRIES 8192      /* a generation's own; the slots are twice as many */
+#define GEN_ENTRIES_MAX 65536 /* and with the budget's bytes */
+#define CACHE_BUDGET_BYTES ((size_t)32 << 20)
 #define CACHE_ARENA_BYTES 32
 #define CACHE_ARENA_IDS 8
 #define THREAD_CACHES 4
@@ -47,7 +54,28 @@ typedef struct {
     uint32_t bytes_n, ids_n, cap;
 } CacheGen;
 
+/* A generation's bytes a chunk: its entry, two slots, and its share of the arenas. */
+#define ENTRY_BYTES (sizeof(CacheEntry) + 2 * sizeof(uint32_t) + CACHE_ARENA_BYTES + CACHE_ARENA_IDS * sizeof(int32_t))
+
+static size_t budget_used; /* bytes of all threads' generations past GEN_ENTRIES (atomic) */
+
+static size_t past_own(uint32_t cap) { return cap > GEN_ENTRIES ? (cap - GEN_ENTRIES) * ENTRY_BYTES : 0; }
+
+/* Whether `bytes` more fit the budget (then taken). */
+static int budget_take(size_t bytes) {
+    size_t used = __atomic_load_n(&budget_used, __ATOMIC_RELAXED);
+    do {
+        if (used + bytes > CACHE_BUDGET_BYTES) return 0;
+    } while (!__atomic_compare_exchange_n(&budget_used, &used, used + bytes, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    return 1;
+}
+
+static void budget_give(size_t bytes) {
+    if (bytes) __atomic_fetch_sub(&budget_used, bytes, __ATOMIC_RELAXED);
+}
+
 static void gen_free(CacheGen *c) {
+    budget_give(past_own(c->cap));
     free(c->slots);
     free(c->entries);
     free(c->bytes);
@@ -111,8 +139,13 @@ static int gen_put(CacheGen *c, const unsigned char *p, size_t len, uint64_t h, 
     int full = c->bytes_n + len > (size_t)c->cap * CACHE_ARENA_BYTES ||
                c->ids_n + n_ids > (size_t)c->cap * CACHE_ARENA_IDS;
     if (c->n == c->cap || full) {
-        if (c->cap == GEN_ENTRIES || (full && c->n < c->cap)) return 1;
-        if (gen_grow(c, c->cap ? 2 * c->cap : 64) < 0) return -1;
+        uint32_t cap = c->cap ? 2 * c->cap : 64;
+        size_t more = past_own(cap) - past_own(c->cap);
+        if (c->cap == GEN_ENTRIES_MAX || (full && c->n < c->cap) || (more && !budget_take(more))) return 1;
+        if (gen_grow(c, cap) < 0) {
+            budget_give(more); /* gen_grow's gen_free gave back the rest */
+            return -1;
+        }
     }
     CacheEntry *e = &c->entries[c->n];
     e->hash = h;
@@ -144,11 +177,6 @@ static void cache_free(ChunkCache *c) {
     gen_free(&c->gen[0]);
     gen_free(&c->gen[1]);
     c->young = 0;
-}
-
-static void cache_clear(ChunkCache *c) {
-    gen_clear(&c->gen[0]);
-    gen_clear(&c->gen[1]);
 }
 
 /* Keeps ids[0..n_ids) for chunk p[0..len) of hash h (not in the cache yet); a chunk too long
@@ -214,8 +242,8 @@ static ChunkCache *thread_cache(uint64_t owner) {
         }
         if (t->used[k] < t->used[pick]) pick = k;
     }
-    if (t->owners[pick] != owner) {
-        cache_clear(&t->caches[pick]);
+    if (t->owners[pick] != owner) { /* freed, not emptied: what it held past its own size goes back to the budget */
+        cache_free(&t->caches[pick]);
         t->owners[pick] = owner;
     }
     t->used[pick] = ++t->clock;

@@ -1,0 +1,124 @@
+"""The chunk caches' budget (app/bpe/csrc/engine/chunk_cache.h): a cache's generations grow
+past their own GEN_ENTRIES chunks only on the process's shared budget, which no number of
+threads exceeds, and which a thread gives back when it ends or when its cache passes to
+another engine; the ids stay tiktoken's whatever the caches hold, on a first pass and on the
+passes a long-lived engine makes again."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+
+import pytest
+
+from app.bpe import _engine
+from app.bpe.engine import Encoder
+from app.tokenizers.openai_encodings import CL100K_PATTERN
+from tests.reference import tiktoken_reference
+
+OWN = 8192  # chunk_cache.h's GEN_ENTRIES: what a generation holds without the budget
+CONSONANTS = "bcdfghjklmnpqrstvwxz"
+
+
+def words(count: int, first: str) -> list[str]:
+    """`count` distinct words none of which is one cl100k_base token, all starting with `first`."""
+    made = (f" {first}{''.join(rest)}q" for rest in itertools.product(CONSONANTS, repeat=4))
+    return list(itertools.islice(made, count))
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return tiktoken_reference("cl100k_base")
+
+
+def encoder(reference, offset: int = 0) -> Encoder:
+    return Encoder.for_pattern(CL100K_PATTERN, reference._mergeable_ranks, "cl100k_base", id_offset=offset)
+
+
+def in_thread(work) -> None:
+    """Runs work() on a new thread (its own chunk caches) to its end; re-raises what it raised."""
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as error:  # handed to the test's thread
+            failures.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if failures:
+        raise failures[0]
+
+
+def test_an_engines_passes_over_more_chunks_than_a_generation_holds_give_tiktokens_ids(reference):
+    text = "".join(words(3 * OWN, "b"))
+    expected = reference.encode_ordinary(text)
+    seen: list[int] = []
+
+    def passes() -> None:
+        engine = encoder(reference)
+        before = _engine.cache_budget()[0]
+        for _ in range(3):
+            assert engine.encode(text) == expected
+        seen.append(_engine.cache_budget()[0] - before)
+
+    in_thread(passes)
+    assert seen[0] > 0  # the generations grew past their own size on the budget
+
+
+def test_threads_never_hold_more_than_the_budget_and_give_it_back_when_they_end(reference):
+    used_before, budget = _engine.cache_budget()
+    texts = ["".join(words(5 * OWN, first)) for first in "cdfghj"]
+    expected = [reference.encode_ordinary(text) for text in texts]
+    all_grown = threading.Barrier(len(texts))
+    held: list[int] = []
+    engine = encoder(reference)
+
+    def count(k: int) -> None:
+        assert engine.encode(texts[k]) == expected[k]
+        assert engine.encode(texts[k]) == expected[k]
+        all_grown.wait(timeout=60)  # every thread's caches alive at once
+        held.append(_engine.cache_budget()[0])
+        all_grown.wait(timeout=60)
+
+    threads = [threading.Thread(target=count, args=(k,)) for k in range(len(texts))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(held) == len(texts)
+    assert all(used_before < used <= budget for used in held), (held, budget)
+    assert returns_to(used_before)
+
+
+def returns_to(used: int, seconds: float = 10.0) -> bool:
+    """Whether the budget in use comes back to `used`: a thread's caches are freed as it exits,
+    just after join() has returned."""
+    deadline = time.monotonic() + seconds
+    while _engine.cache_budget()[0] != used:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_a_cache_passed_to_another_engine_gives_back_what_it_grew_on_the_budget(reference):
+    big = "".join(words(3 * OWN, "k"))
+    small = " zqxv zqxw zqxz"
+    changes: list[int] = []
+
+    def take_turns() -> None:
+        start = _engine.cache_budget()[0]
+        first = encoder(reference)
+        first.encode(big)
+        changes.append(_engine.cache_budget()[0] - start)
+        others = [encoder(reference, offset) for offset in range(1, 5)]  # a thread keeps four caches
+        for offset, other in enumerate(others, start=1):
+            assert other.encode(small) == [i + offset for i in reference.encode_ordinary(small)]
+        changes.append(_engine.cache_budget()[0] - start)
+
+    in_thread(take_turns)
+    assert changes[0] > 0 and changes[1] == 0
