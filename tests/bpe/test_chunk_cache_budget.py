@@ -2,15 +2,17 @@
 past their own GEN_ENTRIES chunks only on the process's shared budget, which no number of
 threads exceeds, and which a thread gives back when it ends or when its cache passes to
 another engine; the ids stay tiktoken's whatever the caches hold, on a first pass and on the
-passes a long-lived engine makes again."""
+passes a long-lived engine makes again. Each scenario runs in a child process of its own: the
+budget is the process's, and a test worker's other threads (a server's) hold and free some of it."""
 
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
 import threading
 import time
-
-import pytest
+from pathlib import Path
 
 from app.bpe import _engine
 from app.bpe.engine import Encoder
@@ -27,8 +29,29 @@ def words(count: int, first: str) -> list[str]:
     return list(itertools.islice(made, count))
 
 
-@pytest.fixture(scope="module")
-def reference():
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def in_child(scenario: str) -> None:
+    """Runs this module's `scenario` in a fresh Python process; fails with its output if it fails."""
+    code = f"import tests.bpe.test_chunk_cache_budget as t; t.{scenario}()"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_an_engines_passes_over_more_chunks_than_a_generation_holds_give_tiktokens_ids():
+    in_child("passes_over_more_chunks_than_a_generation_holds")
+
+
+def test_threads_never_hold_more_than_the_budget_and_give_it_back_when_they_end():
+    in_child("threads_within_the_budget")
+
+
+def test_a_cache_passed_to_another_engine_gives_back_what_it_grew_on_the_budget():
+    in_child("cache_passed_to_another_engine")
+
+
+def cl100k():
     return tiktoken_reference("cl100k_base")
 
 
@@ -53,7 +76,8 @@ def in_thread(work) -> None:
         raise failures[0]
 
 
-def test_an_engines_passes_over_more_chunks_than_a_generation_holds_give_tiktokens_ids(reference):
+def passes_over_more_chunks_than_a_generation_holds() -> None:
+    reference = cl100k()
     text = "".join(words(3 * OWN, "b"))
     expected = reference.encode_ordinary(text)
     seen: list[int] = []
@@ -69,7 +93,8 @@ def test_an_engines_passes_over_more_chunks_than_a_generation_holds_give_tiktoke
     assert seen[0] > 0  # the generations grew past their own size on the budget
 
 
-def test_threads_never_hold_more_than_the_budget_and_give_it_back_when_they_end(reference):
+def threads_within_the_budget() -> None:
+    reference = cl100k()
     used_before, budget = _engine.cache_budget()
     texts = ["".join(words(5 * OWN, first)) for first in "cdfghj"]
     expected = [reference.encode_ordinary(text) for text in texts]
@@ -105,7 +130,8 @@ def returns_to(used: int, seconds: float = 10.0) -> bool:
     return True
 
 
-def test_a_cache_passed_to_another_engine_gives_back_what_it_grew_on_the_budget(reference):
+def cache_passed_to_another_engine() -> None:
+    reference = cl100k()
     big = "".join(words(3 * OWN, "k"))
     small = " zqxv zqxw zqxz"
     changes: list[int] = []

@@ -48,10 +48,12 @@ def test_playground_tokens_are_redrawn_while_typing(page, registry):
     open_playground(page, "cl100k_base", BASE)
     expect_count(page, len(engine_ids(registry, "cl100k_base", BASE)))
     assert redraws_while_typing(page, "textarea[name=text]", "#result") >= 3  # the old page: 0
-    final = BASE + TYPED
-    expect_count(page, len(engine_ids(registry, "cl100k_base", final)))
-    assert drawn_ids(page.locator("#result")) == engine_ids(registry, "cl100k_base", final)
+    final = engine_ids(registry, "cl100k_base", BASE + TYPED)
+    # The newest answer first (a result older than the text stays marked busy): an older text's
+    # tokens may have the final text's count ("...aga" and "...again " both give 207 tokens).
     expect(page.locator("#result")).not_to_have_attribute("aria-busy", "true")
+    expect_count(page, len(final))
+    assert drawn_ids(page.locator("#result")) == final
 
 
 def test_decode_mode_follows_the_keys_too(page, registry):
