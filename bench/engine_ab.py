@@ -2,11 +2,12 @@
 the same engine is faster, and whether the difference is larger than this machine's noise.
 
     python bench/engine_ab.py BASE.so OTHER.so [...] [--encoding o200k_base] [--classes prose,latin]
-                              [--rounds 21] [--mode encode|count|docs] [--size-mb 1] [--no-control]
+                              [--rounds 21] [--mode encode|count|docs] [--size-mb 1] [--no-control] [--warm]
 
 Each round builds a fresh Engine from every build (so no chunk cache is warm) and times one
 call on the class's text (`docs`: count_batch of its 1 KB documents), the builds' order
-reversed every other round so that none always runs first. Prints, for each class, each build's
+reversed every other round so that none always runs first (--warm: the call timed is the
+fresh engine's second, as a long-lived engine's, its chunk cache filled by the first). Prints, for each class, each build's
 median and best milliseconds and their ratio to the base build's (above 1: faster than the
 base). Unless --no-control, a byte-identical copy of the base build runs too: on a shared
 virtual machine the copy's ratio (its distance from 1.00) is the noise floor of that run, and a
@@ -67,12 +68,15 @@ def with_utf8(text: str) -> str:
 
 
 def one_run(
-    build: ModuleType, family: int, tokens: list[bytes], mode: str, text: str, docs: list[str]
+    build: ModuleType, family: int, tokens: list[bytes], mode: str, text: str, docs: list[str], warm: bool
 ) -> tuple[float, Any]:
-    """Seconds of one call on a fresh Engine of `build`, and its result."""
+    """Seconds of one call on a fresh Engine of `build` (its second call when `warm`), and its result."""
     engine = build.Engine(family, tokens)
+    call = (lambda: engine.count_batch(docs)) if mode == "docs" else (lambda: getattr(engine, mode)(text))
+    if warm:
+        call()
     started = time.perf_counter()
-    result = engine.count_batch(docs) if mode == "docs" else getattr(engine, mode)(text)
+    result = call()
     return time.perf_counter() - started, result
 
 
@@ -85,6 +89,7 @@ def main() -> int:
     parser.add_argument("--mode", default="encode", choices=MODES)
     parser.add_argument("--size-mb", type=float, default=1.0)
     parser.add_argument("--no-control", action="store_true", help="leave out the copy of the base build")
+    parser.add_argument("--warm", action="store_true", help="time each fresh engine's second call, not its first")
     args = parser.parse_args()
     paths = list(args.builds)
     with tempfile.TemporaryDirectory() as scratch:
@@ -103,7 +108,7 @@ def main() -> int:
                 order = range(len(builds)) if round_ % 2 == 0 else reversed(range(len(builds)))
                 results = {}
                 for k in order:
-                    seconds, results[k] = one_run(builds[k], family, tokens, args.mode, text, docs)
+                    seconds, results[k] = one_run(builds[k], family, tokens, args.mode, text, docs, args.warm)
                     times[k].append(seconds)
                 if round_ == 0 and any(results[k] != results[0] for k in results):
                     print(f"{args.encoding} {name}: the builds' results differ: a bug")
@@ -114,7 +119,11 @@ def main() -> int:
                 f"x base {base_median / statistics.median(t):.3f} (best {base_best / min(t):.3f})"
                 for path, t in zip(paths, times, strict=True)
             ]
-            print(f"{args.encoding} {name} {args.mode}, {args.rounds} rounds: " + "; ".join(cells), flush=True)
+            print(
+                f"{args.encoding} {name} {args.mode}{' warm' if args.warm else ''}, {args.rounds} rounds: "
+                + "; ".join(cells),
+                flush=True,
+            )
     return 0
 
 

@@ -83,3 +83,30 @@ def test_lists_fill_while_other_threads_make_ints_and_outgrow_their_table():
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+def test_the_lists_filled_without_the_gil_behave_as_any_list():
+    # Their items are not zeroed before the fill (3.11): every one must be set, the size and the
+    # room must be a list's own, so that growing, shrinking, slicing and freeing them work.
+    reference = tiktoken_reference("o200k_base")
+    tokens = sorted(reference._mergeable_ranks, key=reference._mergeable_ranks.__getitem__)
+    engine = Engine(family_of(O200K_PATTERN), tokens)
+    text = "".join(_documents(16, 3))
+    expected = reference.encode_ordinary(text)
+    assert len(expected) >= 4096  # enough for the fill without the GIL
+    one = engine.encode(text)
+    many = engine.encode_batch([text, text[:5000], text])
+    for ids in (one, many[0], many[2]):
+        assert type(ids) is list and len(ids) == len(expected) and ids == expected
+        assert all(type(i) is int for i in ids)
+    part = reference.encode_ordinary(text[:5000])
+    assert many[1] == part
+    one.append(-1)
+    one.extend(range(3))
+    assert one[: len(expected)] == expected and one[len(expected) :] == [-1, 0, 1, 2]
+    del one[100:]
+    assert one == expected[:100]
+    many[0].sort()
+    assert many[0] == sorted(expected)
+    many[2].clear()
+    assert many[2] == [] and many == [sorted(expected), part, []]

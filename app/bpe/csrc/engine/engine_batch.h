@@ -237,7 +237,10 @@ static int run_batch(const Core *core, const Batch *b, Ids *out, size_t *ends, s
     PyThreadState *saved = batch_releases(b, hits != NULL) ? PyEval_SaveThread() : NULL;
     ChunkCache *cache = hits ? &spare : thread_cache(core->serial);
     if (!cache) cache = &spare;
-    if (out && ids_reserve(out, b->total / 4 + 16) < 0) status = ENC_NO_MEMORY;
+    /* room for an id every two bytes: real text never outgrows it (prose has one every ~3.5), so
+     * no realloc copies it (a MB of prose: 1 MB copied, ~15,000 line misses each way, at a
+     * quarter); the room never written is never touched */
+    if (out && ids_reserve(out, b->total / 2 + 16) < 0) status = ENC_NO_MEMORY;
     for (; t < b->n && status == ENC_OK; t++) {
         const char *s = batch_utf8(b, t, &utf8, &utf8_cap, &len, &status);
         if (!s) break;

@@ -148,6 +148,28 @@ static PyObject *id_list(const int32_t *v, size_t n) {
     return list;
 }
 
+/* A list of n items, none of them set, for id_lists to fill without the GIL. On 3.11 the items
+ * are not zeroed first (PyList_New's calloc wrote every one of a text's, only for the fill to
+ * write them again): then the caller must set all n, or the list's size to 0, before anything
+ * else sees the list. */
+static PyObject *list_to_fill(Py_ssize_t n) {
+#ifdef INT_BLOCKS
+    if (n > 0 && (size_t)n <= PY_SSIZE_T_MAX / sizeof(PyObject *)) {
+        PyObject *list = PyList_New(0);
+        PyObject **items = list ? PyMem_Malloc((size_t)n * sizeof *items) : NULL;
+        if (!items) {
+            Py_XDECREF(list);
+            return list ? PyErr_NoMemory() : NULL;
+        }
+        ((PyListObject *)list)->ob_item = items;
+        ((PyListObject *)list)->allocated = n;
+        Py_SET_SIZE(list, n);
+        return list;
+    }
+#endif
+    return PyList_New(n);
+}
+
 /* Filling fewer ids than this holds the GIL for less time than letting it go and taking it
  * back costs (a 1 KB document a call: Cyrillic 1.07x, CJK 1.03x faster than letting it go). */
 #define NOGIL_IDS 4096
@@ -163,7 +185,10 @@ static int id_lists(const int32_t *v, const size_t *ends, Py_ssize_t n, int rele
 #endif
     for (Py_ssize_t t = 0; t < n; t++) {
         size_t start = t ? ends[t - 1] : 0, size = ends[t] - start;
-        if (!(lists[t] = release ? PyList_New((Py_ssize_t)size) : id_list(v + start, size))) goto fail;
+        if (!(lists[t] = release ? list_to_fill((Py_ssize_t)size) : id_list(v + start, size))) {
+            for (Py_ssize_t made = 0; release && made < t; made++) Py_SET_SIZE(lists[made], 0); /* not filled */
+            goto fail;
+        }
         if (release) PyObject_GC_UnTrack(lists[t]);
     }
     if (!release) return 0;
