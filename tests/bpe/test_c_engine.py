@@ -178,6 +178,22 @@ def test_chunks_a_text_keeps_using_survive_the_cache_turning_over(cl100k):
     assert cl100k.count_batch(words[:5000]) == [len(reference.encode_ordinary(w)) for w in words[:5000]]
 
 
+def test_cached_chunks_of_every_length_up_to_past_the_cache_limit(cl100k):
+    """A chunk's record (chunk_cache.h: its length, bytes padded to a word, then its ids) read
+    back for chunks of 1 to 300 bytes (the cache keeps up to 256), ASCII and two-byte letters,
+    two of each length with the same first bytes: every repeat is the cached ids, tiktoken's."""
+    rng = random.Random(5)
+    words = []
+    for length in range(1, 301):
+        for alphabet in ("qwxzkjvbfg", "щжхцчшъыэю"):
+            head = "".join(rng.choice(alphabet) for _ in range(length // len(alphabet[0].encode()) - 1))
+            words += [" " + head + tail for tail in alphabet[:2]]
+    text = "".join(w for w in words for _ in range(2)) + "".join(words)
+    expected = tiktoken_reference("cl100k_base").encode_ordinary(text)
+    for _ in range(2):
+        assert cl100k.encode(text) == expected and cl100k.count(text) == len(expected)
+
+
 def _other_thread_ran_during(calls, seconds: float = 1.0) -> bool:
     """Whether the main thread got the GIL while another thread made the calls `calls` yields,
     one after another, for up to `seconds` (forced switches out of the way: only the engine

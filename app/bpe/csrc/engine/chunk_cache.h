@@ -8,11 +8,11 @@
  * least recently used and frees it (its generations start small again).
  *
  * Bounded: chunks of up to CACHE_CHUNK_BYTES only; a cache is two generations, each of up
- * to GEN_ENTRIES chunks (~0.8 MB) of its own and on to GEN_ENTRIES_MAX (~6.3 MB) while the
+ * to GEN_ENTRIES chunks (~0.7 MB) of its own and on to GEN_ENTRIES_MAX (~5.5 MB) while the
  * process's CACHE_BUDGET_BYTES last, shared by all threads' generations past GEN_ENTRIES,
  * with CACHE_ARENA_BYTES and CACHE_ARENA_IDS per entry on average. When the young one is
  * full the old one is emptied and the two change places; a chunk found in the old one moves
- * to the young one, so the chunks a text keeps using are never dropped. At most ~6.4 MB a
+ * to the young one, so the chunks a text keeps using are never dropped. At most ~5.5 MB a
  * thread and CACHE_BUDGET_BYTES more a process. A generation starts small (a short text pays
  * for little) and doubles. Before 2026-12-02 GEN_ENTRIES was the end: a text of more distinct
  * chunks than that turned the generations over on every pass, so an engine's second pass
@@ -38,24 +38,26 @@
 #define CACHE_ARENA_IDS 8
 #define THREAD_CACHES 4
 
-typedef struct {
-    uint64_t hash;
-    uint32_t start, len;         /* in bytes */
-    uint32_t ids_start, ids_len; /* in ids */
-} CacheEntry;
+/* A chunk's record in its generation's arena, in words (int32_t): its length and number of
+ * ids (len | n_ids << 16), its bytes (padded to a word), then the ids: all a found chunk needs
+ * is in one place, what the probe compares first. A slot is the high 32 bits of the chunk's hash (the probe's first check,
+ * and where it starts: the slot index is the hash's top bits) and its record's word + 1; 0 when
+ * empty. A hit then reads two places, the slot and the record (before 2026-12-02 four: the
+ * slot, an entry, the bytes and the ids, each its own array). */
+#define BYTE_WORDS(len) (((len) + 3) / 4)
+#define RECORD_WORDS(len, n_ids) (1 + BYTE_WORDS(len) + (n_ids))
+#define ARENA_WORDS (1 + CACHE_ARENA_IDS + CACHE_ARENA_BYTES / 4) /* a chunk's share, on average */
 
 typedef struct {
-    uint32_t *slots; /* entry index + 1; 0 when empty */
+    uint64_t *slots;
     int bits;
-    CacheEntry *entries;
     uint32_t n;
-    unsigned char *bytes; /* room for cap * CACHE_ARENA_BYTES */
-    int32_t *ids;         /* room for cap * CACHE_ARENA_IDS */
-    uint32_t bytes_n, ids_n, cap;
+    int32_t *arena; /* room for cap * ARENA_WORDS */
+    uint32_t arena_n, cap;
 } CacheGen;
 
-/* A generation's bytes a chunk: its entry, two slots, and its share of the arenas. */
-#define ENTRY_BYTES (sizeof(CacheEntry) + 2 * sizeof(uint32_t) + CACHE_ARENA_BYTES + CACHE_ARENA_IDS * sizeof(int32_t))
+/* A generation's bytes a chunk: two slots and its share of the arena. */
+#define ENTRY_BYTES (2 * sizeof(uint64_t) + ARENA_WORDS * sizeof(int32_t))
 
 static size_t budget_used; /* bytes of all threads' generations past GEN_ENTRIES (atomic) */
 
@@ -77,67 +79,66 @@ static void budget_give(size_t bytes) {
 static void gen_free(CacheGen *c) {
     budget_give(past_own(c->cap));
     free(c->slots);
-    free(c->entries);
-    free(c->bytes);
-    free(c->ids);
+    free(c->arena);
     memset(c, 0, sizeof *c);
 }
 
 static void gen_clear(CacheGen *c) {
     if (c->slots) memset(c->slots, 0, sizeof *c->slots << c->bits);
-    c->n = c->bytes_n = c->ids_n = 0;
+    c->n = c->arena_n = 0;
 }
 
 /* The ids cached for chunk p[0..len) of hash h (its number in *n_ids), or NULL. */
 static inline const int32_t *gen_get(const CacheGen *c, const unsigned char *p, size_t len, uint64_t h,
                                        size_t *n_ids) {
     if (!c->slots) return NULL;
-    uint64_t mask = ((uint64_t)1 << c->bits) - 1;
+    uint64_t mask = ((uint64_t)1 << c->bits) - 1, tag = h >> 32;
     for (uint64_t i = h >> (64 - c->bits);; i = (i + 1) & mask) {
-        uint32_t slot = c->slots[i];
+        uint64_t slot = c->slots[i];
         if (!slot) return NULL;
-        const CacheEntry *e = &c->entries[slot - 1];
-        if (e->hash == h && e->len == len && !memcmp(c->bytes + e->start, p, len)) {
-            *n_ids = e->ids_len;
-            return c->ids + e->ids_start;
+        if (slot >> 32 != tag) continue;
+        const int32_t *record = c->arena + (uint32_t)slot - 1;
+        if (((uint32_t)record[0] & 0xffff) == len && !memcmp(record + 1, p, len)) {
+            *n_ids = (uint32_t)record[0] >> 16;
+            return record + 1 + BYTE_WORDS(len);
         }
     }
 }
 
-/* Room for `cap` entries (slots rebuilt); -1 when out of memory (the cache is then empty). */
+/* Slot `slot` (tag and record) placed in c's slots by its tag's top bits. */
+static inline void slot_place(CacheGen *c, uint64_t slot) {
+    uint64_t mask = ((uint64_t)1 << c->bits) - 1, i = slot >> (64 - c->bits);
+    while (c->slots[i]) i = (i + 1) & mask;
+    c->slots[i] = slot;
+}
+
+/* Room for `cap` chunks (slots rebuilt); -1 when out of memory (the generation is then empty). */
 static int gen_grow(CacheGen *c, uint32_t cap) {
     int bits = 1;
     while (((uint32_t)1 << bits) < 2 * cap) bits++;
-    uint32_t *slots = calloc((size_t)1 << bits, sizeof *slots);
-    CacheEntry *entries = realloc(c->entries, sizeof *entries * cap);
-    if (entries) c->entries = entries;
-    unsigned char *bytes = entries ? realloc(c->bytes, (size_t)cap * CACHE_ARENA_BYTES) : NULL;
-    if (bytes) c->bytes = bytes;
-    int32_t *ids = bytes ? realloc(c->ids, sizeof *ids * cap * CACHE_ARENA_IDS) : NULL;
-    if (!slots || !ids) {
+    uint64_t *slots = calloc((size_t)1 << bits, sizeof *slots), *old = c->slots;
+    int32_t *arena = realloc(c->arena, sizeof *arena * ARENA_WORDS * cap);
+    if (arena) c->arena = arena;
+    if (!slots || !arena) {
         free(slots);
         gen_free(c);
         return -1;
     }
-    c->ids = ids;
-    free(c->slots);
+    size_t old_n = old ? (size_t)1 << c->bits : 0;
     c->slots = slots;
     c->bits = bits;
     c->cap = cap;
-    uint64_t mask = ((uint64_t)1 << bits) - 1;
-    for (uint32_t k = 0; k < c->n; k++) {
-        uint64_t i = c->entries[k].hash >> (64 - bits);
-        while (slots[i]) i = (i + 1) & mask;
-        slots[i] = k + 1;
-    }
+    for (size_t k = 0; k < old_n; k++)
+        if (old[k]) slot_place(c, old[k]);
+    free(old);
     return 0;
 }
 
-/* Keeps ids[0..n_ids) for chunk p[0..len) of hash h (not in c yet): 0, or 1 when c is full
- * (nothing kept), or -1 when out of memory. */
+/* Keeps ids[0..n_ids) for chunk p[0..len) of hash h (not in c yet; len, n_ids < 65,536): 0,
+ * or 1 when c is full (nothing kept), or -1 when out of memory. */
 static int gen_put(CacheGen *c, const unsigned char *p, size_t len, uint64_t h, const int32_t *ids, size_t n_ids) {
-    int full = c->bytes_n + len > (size_t)c->cap * CACHE_ARENA_BYTES ||
-               c->ids_n + n_ids > (size_t)c->cap * CACHE_ARENA_IDS;
+    size_t words = RECORD_WORDS(len, n_ids);
+    int full = c->arena_n + words > (size_t)c->cap * ARENA_WORDS;
     if (c->n == c->cap || full) {
         uint32_t cap = c->cap ? 2 * c->cap : 64;
         size_t more = past_own(cap) - past_own(c->cap);
@@ -147,19 +148,13 @@ static int gen_put(CacheGen *c, const unsigned char *p, size_t len, uint64_t h, 
             return -1;
         }
     }
-    CacheEntry *e = &c->entries[c->n];
-    e->hash = h;
-    e->start = c->bytes_n;
-    e->len = (uint32_t)len;
-    e->ids_start = c->ids_n;
-    e->ids_len = (uint32_t)n_ids;
-    memcpy(c->bytes + c->bytes_n, p, len);
-    memcpy(c->ids + c->ids_n, ids, sizeof *ids * n_ids);
-    c->bytes_n += (uint32_t)len;
-    c->ids_n += (uint32_t)n_ids;
-    uint64_t mask = ((uint64_t)1 << c->bits) - 1, i = h >> (64 - c->bits);
-    while (c->slots[i]) i = (i + 1) & mask;
-    c->slots[i] = ++c->n;
+    int32_t *record = c->arena + c->arena_n;
+    record[0] = (int32_t)(len | n_ids << 16);
+    memcpy(record + 1, p, len);
+    memcpy(record + 1 + BYTE_WORDS(len), ids, sizeof *ids * n_ids);
+    slot_place(c, (h >> 32) << 32 | (c->arena_n + 1));
+    c->arena_n += (uint32_t)words;
+    c->n++;
     return 0;
 }
 
