@@ -110,3 +110,18 @@ def test_the_lists_filled_without_the_gil_behave_as_any_list():
     assert many[0] == sorted(expected)
     many[2].clear()
     assert many[2] == [] and many == [sorted(expected), part, []]
+
+
+def test_ids_whose_ints_lie_in_one_region_or_in_several_give_the_same_lists():
+    # An engine whose ids had no ints yet gets them in one region (found from one base); one
+    # whose ids start in blocks an earlier engine made and end in new ones finds each by its
+    # block. Both fill without the GIL (one text of > 4,096 ids) and in a batch.
+    reference = tiktoken_reference("o200k_base")
+    tokens = sorted(reference._mergeable_ranks, key=reference._mergeable_ranks.__getitem__)
+    texts = _documents(20, 4)
+    expected = [reference.encode_ordinary(text) for text in texts]
+    whole = reference.encode_ordinary("".join(texts))
+    for offset in (1_500_000, 1_600_000):  # blocks 22-25 made together, then 24-25 again and 26-27 anew
+        engine = Engine(family_of(O200K_PATTERN), tokens, offset)
+        assert engine.encode("".join(texts)) == [i + offset for i in whole]
+        assert engine.encode_batch(texts) == [[i + offset for i in ids] for ids in expected]

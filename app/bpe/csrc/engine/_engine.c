@@ -47,6 +47,7 @@ typedef struct {
     PyObject_HEAD
     Core core;            /* never changed after Engine() returns */
     StopStrings stops;    /* for `stopped`; empty when none were given */
+    uintptr_t int_base;   /* id_ints.h's ints_cover: where its ids' ints are found from, or 0 */
 } Engine;
 
 static void Engine_dealloc(Engine *self) {
@@ -98,7 +99,7 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         goto fail;
     }
     if (merges != Py_None) atoms_listed(&self->core.atoms, &self->core.table);
-    if (ints_cover(id_offset, n_tokens + id_offset) < 0) goto fail;
+    if (ints_cover(id_offset, n_tokens + id_offset, &self->int_base) < 0) goto fail;
     return (PyObject *)self;
 fail:
     Py_DECREF(self); /* its dealloc frees what was built */
@@ -127,12 +128,13 @@ static PyObject *engine_run(Engine *self, PyObject *arg, PyObject *cuts, int bat
     if (!batch) { /* one list or count for the text, whatever pieces it was cut into */
         for (Py_ssize_t t = 0; count_only && t < b.n; t++) total += counts[t];
         if (count_only) result = PyLong_FromSize_t(total);
-        else if (id_lists(out.v, &out.n, 1, out.n >= NOGIL_IDS, &result) < 0) result = NULL;
+        else if (id_lists(out.v, &out.n, 1, out.n >= NOGIL_IDS, self->int_base, &result) < 0) result = NULL;
         goto done;
     }
     if (!(result = PyList_New(b.n))) goto done;
     if (!count_only) { /* the lists straight into the result's items, which start NULL */
-        if (id_lists(out.v, ends, b.n, out.n >= NOGIL_IDS, ((PyListObject *)result)->ob_item) < 0) Py_CLEAR(result);
+        if (id_lists(out.v, ends, b.n, out.n >= NOGIL_IDS, self->int_base, ((PyListObject *)result)->ob_item) < 0)
+            Py_CLEAR(result);
         goto done;
     }
     for (Py_ssize_t t = 0; t < b.n; t++) {
