@@ -10,7 +10,9 @@
  * block's at once when an engine first needs one of its ids (copies of the ints
  * PyLong_FromSsize_t makes, each INT_BYTES apart), so an id's int is found by arithmetic: the
  * load from a table of pointers, scattered over megabytes, was ~11% of encoding 1 KB
- * documents of prose (perf). A block of 65,536 ints is 2 MB; an engine of 200,000 ids uses 4.
+ * documents of prose (perf). A block of 65,536 ints is 2 MB; an engine of 200,000 ids uses 4,
+ * made as one region when none of them was made before, so that its lists are filled from one
+ * base (id * INT_BYTES), several ids an instruction.
  * From 3.12 an increment only adds to the low 32 bits of a reference count (PEP 683), so there
  * the ints are counted as usual, each made the first time a result holds it and found through
  * a table of pointers (at most two pointers per id of the largest vocabulary built).
@@ -101,9 +103,10 @@ static PyObject *int_of(int32_t id) { return made_int(id); }
 static PyObject **id_ints;
 static Py_ssize_t id_ints_n;
 
-/* Room for the ints of ids 0..end-1 (*base: 0, none); -1 with ValueError or MemoryError set. An outgrown table
- * is kept, not freed: a thread filling lists without the GIL (id_lists) may still read it. At
- * most as much again as the table in use, since each is at least twice the one before. */
+/* Room for the ints of ids 0..end-1 (*base 0: no base here); -1 with ValueError or
+ * MemoryError set. An outgrown table is kept, not freed: a thread filling lists without the
+ * GIL (id_lists) may still read it. At most as much again as the table in use, since each is
+ * at least twice the one before. */
 static int ints_cover(Py_ssize_t first, Py_ssize_t n, uintptr_t *base) {
     (void)first;
     *base = 0;
