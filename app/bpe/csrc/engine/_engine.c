@@ -191,12 +191,8 @@ static PyObject *Engine_count_unstopped(Engine *self, PyObject *text) { return u
 
 static PyObject *Engine_encode(Engine *self, PyObject *text) { return engine_run(self, text, NULL, 0, 0, NULL); }
 static PyObject *Engine_count(Engine *self, PyObject *text) { return engine_run(self, text, NULL, 0, 1, NULL); }
-static PyObject *Engine_encode_batch(Engine *self, PyObject *texts) {
-    return engine_run(self, texts, NULL, 1, 0, NULL);
-}
-static PyObject *Engine_count_batch(Engine *self, PyObject *texts) {
-    return engine_run(self, texts, NULL, 1, 1, NULL);
-}
+static PyObject *Engine_encode_batch(Engine *self, PyObject *texts) { return engine_run(self, texts, NULL, 1, 0, NULL); }
+static PyObject *Engine_count_batch(Engine *self, PyObject *texts) { return engine_run(self, texts, NULL, 1, 1, NULL); }
 static PyObject *engine_cut(Engine *self, PyObject *args, int count_only) {
     PyObject *text, *cuts;
     if (!PyArg_ParseTuple(args, "UO!", &text, &PyList_Type, &cuts)) return NULL;
