@@ -7,9 +7,9 @@ the same engine is faster, and whether the difference is larger than this machin
 Each round builds a fresh Engine from every build (so no chunk cache is warm) and times one
 call on the class's text (`docs`: count_batch of its 1 KB documents), the builds' order
 reversed every other round so that none always runs first (--warm: the call timed is the
-fresh engine's second, as a long-lived engine's, its chunk cache filled by the first). Prints, for each class, each build's
-median and best milliseconds and their ratio to the base build's (above 1: faster than the
-base). Unless --no-control, a byte-identical copy of the base build runs too: on a shared
+fresh engine's second, as a long-lived engine's, its chunk cache filled by the first). Prints,
+for each class, each build's median and best milliseconds and their ratio to the base build's
+(above 1: faster than the base). Unless --no-control, a byte-identical copy of the base build runs too: on a shared
 virtual machine the copy's ratio (its distance from 1.00) is the noise floor of that run, and a
 change is kept only when it stands clear of it (docs/performance.md, nineteenth session: up to
 1.08x on medians). Every build's result on the first round must equal the base's (exit 1).

@@ -40,10 +40,10 @@
 
 /* A chunk's record in its generation's arena, in words (int32_t): its length and number of
  * ids (len | n_ids << 16), its bytes (padded to a word), then the ids: all a found chunk needs
- * is in one place, what the probe compares first. A slot is the high 32 bits of the chunk's hash (the probe's first check,
- * and where it starts: the slot index is the hash's top bits) and its record's word + 1; 0 when
- * empty. A hit then reads two places, the slot and the record (before 2026-12-02 four: the
- * slot, an entry, the bytes and the ids, each its own array). */
+ * is in one place, what the probe compares first. A slot is the high 32 bits of the chunk's
+ * hash (the probe's first check, and where it starts: the slot index is the hash's top bits)
+ * and its record's word + 1; 0 when empty. A hit then reads two places, the slot and the
+ * record (before 2026-12-02 four: the slot, an entry, the bytes and the ids, each its own array). */
 #define BYTE_WORDS(len) (((len) + 3) / 4)
 #define RECORD_WORDS(len, n_ids) (1 + BYTE_WORDS(len) + (n_ids))
 #define ARENA_WORDS (1 + CACHE_ARENA_IDS + CACHE_ARENA_BYTES / 4) /* a chunk's share, on average */

@@ -87,9 +87,12 @@ static int ints_cover(Py_ssize_t first, Py_ssize_t end, uintptr_t *base) {
     }
     if (end <= first) return 0;
     Py_ssize_t b0 = first >> BLOCK_BITS, b1 = (end - 1) >> BLOCK_BITS;
-    for (Py_ssize_t b = b0, last; b <= b1; b = last + 1) {
-        for (last = b; !int_blocks[b] && last < b1 && !int_blocks[last + 1];) last++;
-        if (!int_blocks[b] && make_blocks(b, last) < 0) return -1;
+    for (Py_ssize_t b = b0; b <= b1; b++) {
+        if (int_blocks[b]) continue;
+        Py_ssize_t last = b;
+        while (last < b1 && !int_blocks[last + 1]) last++;
+        if (make_blocks(b, last) < 0) return -1;
+        b = last;
     }
     uintptr_t at = (uintptr_t)int_blocks[b0] - (uintptr_t)b0 * BLOCK_BYTES;
     for (Py_ssize_t b = b0; b <= b1; b++)
