@@ -29,6 +29,7 @@ answers, and whether the server was killed, against the issue's criteria (nothin
 from __future__ import annotations
 
 import argparse
+import errno
 import http.client
 import json
 import os
@@ -355,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
             stop_server(process)
             if group is not None:
                 failures = (group / "memory.failcnt").read_text().strip()
-                group.rmdir()
+                remove_group(group)
     server_errors = [r for r in results if (r["status"] >= 500 and r["code"] != "server_busy") or r["status"] == 0]
     print(
         f"server {'alive' if alive else 'KILLED'} at the end; peak RSS {monitor.peak_mb:.0f} MB"
@@ -373,6 +374,21 @@ def main(argv: list[str] | None = None) -> int:
         missed.append("/healthz p99 >= 250 ms or a failed probe")
     print("criteria: " + ("all met" if not missed else "MISSED: " + "; ".join(missed)))
     return 1 if missed else 0
+
+
+def remove_group(group: Path, seconds: float = 10.0) -> None:
+    """Removes the memory cgroup once the server's last child has left it (the kernel refuses
+    with EBUSY while one is still exiting); after `seconds` it is left, with a line saying so."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            group.rmdir()
+            return
+        except OSError as error:
+            if error.errno != errno.EBUSY or time.monotonic() > deadline:
+                print(f"  the memory cgroup {group} was left: {error}")
+                return
+            time.sleep(0.1)
 
 
 if __name__ == "__main__":
