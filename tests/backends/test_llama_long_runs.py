@@ -107,3 +107,18 @@ def test_run_cuts_refuses_a_zero_size():
 
     with pytest.raises(ValueError, match=">= 1"):
         run_cuts("text", 0, 25_000)
+
+
+@pytest.mark.parametrize("length", [24_999, 25_000, 25_001])
+@pytest.mark.parametrize("space", [False, True], ids=["letters", "spaces"])
+def test_a_run_found_wherever_it_lies_against_every_25000th_character(length, space):
+    """run_cuts.h measures only the runs through every 25,000th character of a block: a run one
+    longer than the limit is cut, one at the limit is not, at every offset around those."""
+    splitter = llama_reference("llama3")._split_whitespaces_or_nonwhitespaces
+    run, other = (" ", "w") if space else ("w", " ")
+    for offset in [0, 1, 2, 24_998, 24_999, 25_000, 25_001, 49_999, 50_000, 374_999, 375_000, 375_001]:
+        text = ("a b " * 100_000)[:offset] + other + run * length + other + "c d" * 10
+        bounds = [0, *cut_points(text), len(text)]
+        blocks = [text[i : i + 400_000] for i in range(0, len(text), 400_000)]
+        pieces = [piece for block in blocks for piece in splitter(block, 25_000)]
+        assert [text[a:b] for a, b in itertools.pairwise(bounds)] == pieces, offset
