@@ -1,7 +1,7 @@
 """A/B of builds of the C engine (app/bpe/_engine*.so) in one process: which of two builds of
 the same engine is faster, and whether the difference is larger than this machine's noise.
 
-    python bench/engine_ab.py BASE.so OTHER.so [...] [--encoding o200k_base] [--classes prose,latin]
+    python bench/engine_ab.py BASE.so OTHER.so [...] [--encoding o200k_base|deepseek_v4] [--classes prose,latin]
                               [--rounds 21] [--mode encode|count|docs] [--size-mb 1] [--no-control] [--warm]
 
 Each round builds a fresh Engine from every build (so no chunk cache is warm) and times one
@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import importlib.util
+import json
 import shutil
 import statistics
 import sys
@@ -47,6 +48,24 @@ from app.bpe.engine import family_of  # noqa: E402
 from tests.reference import tiktoken_reference  # noqa: E402
 
 MODES = ("encode", "count", "docs")
+TIKTOKEN_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
+
+
+def engine_args(encoding: str) -> tuple[Any, ...]:
+    """What a build's Engine is made from for `encoding`: a tiktoken encoding's family and tokens,
+    or deepseek_v4's (a Hugging Face file under the listed-merge rule) as its backend makes it."""
+    if encoding in TIKTOKEN_ENCODINGS:
+        reference = tiktoken_reference(encoding)
+        family = family_of(reference._pat_str)
+        assert family is not None
+        return family, sorted(reference._mergeable_ranks, key=reference._mergeable_ranks.__getitem__)
+    from engines import _plain_file
+
+    import tokenizers
+    from app.backends.huggingface.engine import ListedMergesEngine
+
+    library = tokenizers.Tokenizer.from_file(str(_plain_file(f"{encoding}.tokenizer.json.gz")))
+    return ListedMergesEngine.engine_args(library, json.loads(library.to_str())["model"])
 
 
 def load_build(path: Path) -> ModuleType:
@@ -68,10 +87,10 @@ def with_utf8(text: str) -> str:
 
 
 def one_run(
-    build: ModuleType, family: int, tokens: list[bytes], mode: str, text: str, docs: list[str], warm: bool
+    build: ModuleType, made_from: tuple[Any, ...], mode: str, text: str, docs: list[str], warm: bool
 ) -> tuple[float, Any]:
     """Seconds of one call on a fresh Engine of `build` (its second call when `warm`), and its result."""
-    engine = build.Engine(family, tokens)
+    engine = build.Engine(*made_from)
     call = (lambda: engine.count_batch(docs)) if mode == "docs" else (lambda: getattr(engine, mode)(text))
     if warm:
         call()
@@ -83,7 +102,7 @@ def one_run(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("builds", nargs="+", type=Path, help="engine .so files; the first is the base")
-    parser.add_argument("--encoding", default="o200k_base", choices=("gpt2", "cl100k_base", "o200k_base"))
+    parser.add_argument("--encoding", default="o200k_base", choices=(*TIKTOKEN_ENCODINGS, "deepseek_v4"))
     parser.add_argument("--classes", default="prose,latin,cyrillic,multilingual")
     parser.add_argument("--rounds", type=int, default=21)
     parser.add_argument("--mode", default="encode", choices=MODES)
@@ -96,10 +115,7 @@ def main() -> int:
         if not args.no_control:
             paths.append(Path(shutil.copy(paths[0], Path(scratch) / f"copy-of-{paths[0].name}")))
         builds = [load_build(path) for path in paths]
-        reference = tiktoken_reference(args.encoding)
-        tokens = sorted(reference._mergeable_ranks, key=reference._mergeable_ranks.__getitem__)
-        family = family_of(reference._pat_str)
-        assert family is not None
+        made_from = engine_args(args.encoding)
         for name in args.classes.split(","):
             text = with_utf8(texts.load(name, int(args.size_mb * 1_000_000)).text)
             docs = [with_utf8(doc) for doc in texts.documents(text)]
@@ -108,7 +124,7 @@ def main() -> int:
                 order = range(len(builds)) if round_ % 2 == 0 else reversed(range(len(builds)))
                 results = {}
                 for k in order:
-                    seconds, results[k] = one_run(builds[k], family, tokens, args.mode, text, docs, args.warm)
+                    seconds, results[k] = one_run(builds[k], made_from, args.mode, text, docs, args.warm)
                     times[k].append(seconds)
                 if round_ == 0 and any(results[k] != results[0] for k in results):
                     print(f"{args.encoding} {name}: the builds' results differ: a bug")

@@ -12,10 +12,12 @@ from hypothesis import strategies as st
 
 from app.backends.huggingface.backend import HuggingFaceTokenizer
 from app.backends.huggingface.engine import ListedMergesEngine
+from app.backends.huggingface.pieces import byte_level_bytes
 from app.bpe import _engine
 from app.errors import InvalidInput
 from tests.bpe.test_pretokenize_deepseek import CASES
 from tests.reference import huggingface_reference, stdlib_texts
+from tokenizers import pre_tokenizers
 
 MULTILINGUAL = (
     "Ελληνικά κείμενα, русский текст, العربية, हिन्दी में लिखा, 日本語の文章、中文，한국어 문장. "
@@ -120,3 +122,38 @@ def test_other_files_are_left_to_the_library(change, engine):
 def test_another_library_version_than_the_builds_is_left_to_the_library(monkeypatch):
     monkeypatch.setattr(_engine, "DEEPSEEK_CLASSES_OF", "0.0.0")
     assert ListedMergesEngine.for_library(huggingface_reference()) is None
+
+
+def _long_merges(config: dict) -> None:
+    """DeepSeek's rules with a small vocabulary: the 256 bytes, runs of 2-256 a's, a(128)+b made
+    (and so merged) before a(256), and a(256)+b and a(256)+c listed as a(256) and one letter."""
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet(), key=lambda char: byte_level_bytes(char) or b"")
+    runs = [("a" * k, "a" * k) for k in (1, 2, 4, 8, 16, 32, 64)] + [("a" * 128, "b"), ("a" * 128, "a" * 128)]
+    merges = [*runs, ("a" * 256, "b"), ("a" * 256, "c")]
+    vocab = {char: n for n, char in enumerate(alphabet)}
+    for left, right in merges:
+        vocab[left + right] = len(vocab)
+    config["model"].update(vocab=vocab, merges=[f"{left} {right}" for left, right in merges])
+    config["added_tokens"] = []
+
+
+@pytest.mark.parametrize(
+    "text, tokens",
+    [
+        ("a" * 256 + "c", 1),
+        ("a" * 256 + "b", 2),
+        ("a" * 256, 1),
+        ("a" * 300 + "b", 5),
+        ("xa" * 100 + " " + "a" * 256 + "c", 202),
+    ],
+)
+def test_a_pair_split_past_255_bytes_merges_only_where_its_listed_merge_splits_it(text, tokens):
+    """Listed merges whose left part is 255 bytes or more (their split checked apart from the
+    shorter ones'): a(256) + c merges; a(128) + a(128)b spells a(256)b but is not its merge, and
+    stays two tokens."""
+    tokenizer = HuggingFaceTokenizer("long", "long merges", _file_with(_long_merges))
+    built = ListedMergesEngine.for_library(tokenizer.library)
+    assert built is not None
+    expected = tokenizer.library.encode(text, add_special_tokens=False).ids
+    assert built.encode(text) == expected
+    assert len(expected) == tokens

@@ -33,6 +33,11 @@ _NOT_UTF8 = b"\xff"  # starts the stand-in bytes of a vocabulary entry that is n
 
 class ListedMergesEngine:
     def __init__(self, library: tokenizers.Tokenizer, model: dict):
+        self._engine = _engine.Engine(*self.engine_args(library, model))
+
+    @staticmethod
+    def engine_args(library: tokenizers.Tokenizer, model: dict) -> tuple[int, list[bytes], int, list, list[bytes]]:
+        """The C engine's arguments for this file (bench/engine_ab.py builds other engines from them)."""
         vocab: dict[str, int] = model["vocab"]
         strings = {i: s for s, i in vocab.items()}
         tokens = [_token_bytes(strings[i], i) if i in strings else _NOT_UTF8 + b"%d" % i for i in range(len(vocab))]
@@ -41,7 +46,7 @@ class ListedMergesEngine:
             for left, right in (m.split(" ", 1) if isinstance(m, str) else m for m in model["merges"])
         ]
         added = sorted({t.content.encode() for t in library.get_added_tokens_decoder().values() if t.content})
-        self._engine = _engine.Engine(families.DEEPSEEK, tokens, 0, merges, added)
+        return families.DEEPSEEK, tokens, 0, merges, added
 
     @classmethod
     def for_library(cls, library: tokenizers.Tokenizer) -> ListedMergesEngine | None:

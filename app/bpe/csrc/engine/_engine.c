@@ -59,6 +59,7 @@ static void Engine_dealloc(Engine *self) {
     lookup_free(&self->core.lookup);
     free((void *)self->core.whole_ok);
     free((void *)self->core.splits);
+    free((void *)self->core.far_splits);
     stops_free(&self->stops);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -88,11 +89,12 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     if (merges_init(&self->core.table, &self->core.lookup, n_tokens, merges == Py_None ? NULL : merges) < 0)
         goto fail;
     if (merges != Py_None && (!(self->core.whole_ok = whole_tokens(&self->core.table, &self->core.lookup, n_tokens)) ||
-                              !(self->core.splits = merge_splits(&self->core.table, &self->core.lookup, n_tokens)))) {
+                              merge_splits(&self->core.table, &self->core.lookup, n_tokens, (uint8_t **)&self->core.splits,
+                                           (uint32_t **)&self->core.far_splits) < 0)) {
         PyErr_NoMemory();
         goto fail;
     }
-    if (short_init(&self->core.short_tokens, &self->core.lookup, (size_t)n_tokens) < 0 ||
+    if (short_init(&self->core.short_tokens, &self->core.lookup, (size_t)n_tokens, self->core.splits) < 0 ||
         filter_init(&self->core.long_filter, &self->core.lookup, (size_t)n_tokens) < 0 ||
         atoms_init(&self->core.atoms, &self->core.lookup, (size_t)n_tokens) < 0) {
         PyErr_NoMemory();

@@ -54,7 +54,8 @@ typedef struct {
     uint64_t serial;         /* this engine's number, for the thread caches */
     const uint8_t *whole_ok; /* NULL: tiktoken's rule; else Hugging Face's (merge_tables.h): which
                               * tokens a chunk may be taken as whole */
-    const uint32_t *splits;  /* and where the listed merge making each token splits it (merge_tables.h) */
+    const uint8_t *splits;   /* and where the listed merge making each token splits it (merge_tables.h) */
+    const uint32_t *far_splits; /* each token's, when one is SPLIT_FAR; else NULL */
 } Core;
 
 enum { ENC_OK = 0, ENC_NO_MEMORY = -1, ENC_TOO_LONG = -2, ENC_SURROGATE = -3, ENC_STOPPED = -4 /* engine_batch.h's */ };
@@ -70,28 +71,23 @@ static inline int emit(const Core *c, Ids *out, size_t *count, const int32_t *id
     return ENC_OK;
 }
 
-/* The rank of the token p[start..end), NO_MERGE when no token has those bytes; `avail`
- * bytes may be read from p. */
-static inline __attribute__((always_inline)) int32_t piece_rank(const Core *c, const unsigned char *p, size_t start,
-                                                                size_t end, size_t avail) {
+/* The rank of merging pieces p[start..mid) and p[mid..end), NO_MERGE when they do not: under
+ * tiktoken's rule the rank of their bytes together, under Hugging Face's that token's when its
+ * listed merge splits it at mid (a short pair's split is in the short table). `avail` bytes
+ * may be read from p. */
+static inline __attribute__((always_inline)) int32_t pair_rank(const Core *c, const unsigned char *p, size_t start,
+                                                               size_t mid, size_t end, size_t avail) {
     size_t len = end - start;
     int32_t rank;
     if (len <= SHORT_TOKEN && c->short_tokens.bits) {
-        rank = short_rank(&c->short_tokens, p + start, len);
-    } else {
-        Key k = key_of(p + start, len, avail - start);
-        if (len > SHORT_TOKEN && !filter_may_hold(&c->long_filter, k.hash)) return NO_MERGE;
-        rank = lookup_rank_keyed(&c->lookup, p + start, len, k);
+        rank = short_pair_rank(&c->short_tokens, p + start, len, mid - start);
+        return rank < 0 ? NO_MERGE : rank;
     }
-    return rank < 0 ? NO_MERGE : rank;
-}
-
-/* The rank of merging pieces p[start..mid) and p[mid..end): under tiktoken's rule the rank of
- * their bytes together, under Hugging Face's that token's when its listed merge splits it at mid. */
-static inline __attribute__((always_inline)) int32_t pair_rank(const Core *c, const unsigned char *p, size_t start,
-                                                               size_t mid, size_t end, size_t avail) {
-    int32_t rank = piece_rank(c, p, start, end, avail);
-    return c->splits && rank != NO_MERGE && c->splits[rank] != mid - start ? NO_MERGE : rank;
+    Key k = key_of(p + start, len, avail - start);
+    if (len > SHORT_TOKEN && !filter_may_hold(&c->long_filter, k.hash)) return NO_MERGE;
+    if ((rank = lookup_rank_keyed(&c->lookup, p + start, len, k)) < 0) return NO_MERGE;
+    if (!c->splits || c->splits[rank] == mid - start) return rank;
+    return c->splits[rank] == SPLIT_FAR && c->far_splits[rank] == mid - start ? rank : NO_MERGE;
 }
 
 /* merge.h's merge_short, with each pair's rank found as the rank of its bytes in the token

@@ -122,19 +122,28 @@ static uint8_t *whole_tokens(const Table *t, const Lookup *l, Py_ssize_t n_token
 }
 
 /* splits[r] = the length of the left part of the listed merge that makes token r, 0 when none
- * does: a pair of pieces (left, right) has a listed merge exactly when their bytes together
- * spell a token r with splits[r] the length of left's (tokens' bytes are distinct, and no two
- * merges make one id), so engine_encode.h finds a pair's rank as tiktoken's rule does, by
- * its bytes, and checks the split. NULL when out of memory (no error set). */
-static uint32_t *merge_splits(const Table *t, const Lookup *l, Py_ssize_t n_tokens) {
-    uint32_t *splits = calloc((size_t)(n_tokens ? n_tokens : 1), sizeof *splits);
-    if (!splits) return NULL;
-    for (uint64_t h = 0; h < ((uint64_t)1 << t->bits); h++) {
-        if (t->slots[h].key == EMPTY_KEY) continue;
-        int32_t left = (int32_t)(t->slots[h].key >> 32);
-        splits[t->slots[h].id] = l->starts[left + 1] - l->starts[left];
+ * does, SPLIT_FAR when 255 or more (then *far, made only if one is, holds every token's as
+ * uint32): a pair of pieces (left, right) has a listed merge exactly when their bytes together
+ * spell a token r split where the merge splits it (tokens' bytes are distinct, and no two
+ * merges make one id), so engine_encode.h finds a pair's rank as tiktoken's rule does, by its
+ * bytes, and checks the split. A byte a token: deepseek_v4's 128 KB, read at random by the
+ * merges, was 512 KB as uint32. -1 when out of memory (no error set). */
+
+static int merge_splits(const Table *t, const Lookup *l, Py_ssize_t n_tokens, uint8_t **splits, uint32_t **far) {
+    size_t n = (size_t)(n_tokens ? n_tokens : 1);
+    if (!(*splits = calloc(n, sizeof **splits))) return -1;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint64_t h = 0; h < ((uint64_t)1 << t->bits); h++) {
+            if (t->slots[h].key == EMPTY_KEY) continue;
+            int32_t left = (int32_t)(t->slots[h].key >> 32);
+            uint32_t split = l->starts[left + 1] - l->starts[left];
+            if (pass) (*far)[t->slots[h].id] = split;
+            else (*splits)[t->slots[h].id] = split < SPLIT_FAR ? (uint8_t)split : SPLIT_FAR;
+            if (!pass && split >= SPLIT_FAR && !*far && !(*far = calloc(n, sizeof **far))) return -1;
+        }
+        if (!*far) break;
     }
-    return splits;
+    return 0;
 }
 
 /* The id that merging b[0..n) (n <= 3) by the listed merges gives, -1 when it stays more than

@@ -149,16 +149,25 @@ static int lookup_init(Lookup *l, PyObject *tokens) {
 }
 
 /* ---- the short tokens alone ----
- * Tokens of up to SHORT_TOKEN bytes in a table of 8-byte slots (rank << 40 | len << 32 |
- * bytes), ~0.5-1 MB, small enough to stay in cache while a chunk is merged: most pairs the
- * merge looks up are this short. Empty when there are too many ranks to pack (>= 2**24). */
+ * Tokens of up to SHORT_TOKEN bytes in a table of 8-byte slots (rank << 40 | split << 35 |
+ * len << 32 | bytes), ~0.5-1 MB, small enough to stay in cache while a chunk is merged: most
+ * pairs the merge looks up are this short. Under the listed-merge rule a slot also holds where
+ * the listed merge making its token splits it (merge_tables.h's splits; 0: no listed merge
+ * does), and the 2-byte tokens' table only those one byte and one byte make, so a short pair
+ * is answered by one load (before 2026-12-02 a second one, splits[rank], 512 KB read at random:
+ * ~17% of deepseek_v4's merging waited on it). Empty when there are too many ranks to pack
+ * (>= 2**24). */
 #define SHORT_TOKEN 4
 
 typedef struct {
     uint64_t *slots; /* 0: empty */
     int bits;        /* 0: no table */
-    int32_t *pairs;  /* the rank of each 2-byte token, by its bytes as a little-endian uint16; -1: none */
+    int listed;      /* the slots' splits are checked */
+    int32_t *pairs;  /* the rank of each 2-byte token (that a listed merge makes), by its bytes as a little-endian uint16; -1: none */
 } ShortLookup;
+
+#define SHORT_KEY_BITS 35 /* bytes and length */
+#define SPLIT_FAR 255     /* a split of 255 bytes or more, in merge_tables.h's splits */
 
 static inline uint64_t short_key(const unsigned char *p, size_t len) {
     uint32_t w = 0;
@@ -166,19 +175,22 @@ static inline uint64_t short_key(const unsigned char *p, size_t len) {
     return (uint64_t)len << 32 | w;
 }
 
-/* The rank of the token p[0..len) (1 <= len <= SHORT_TOKEN), or -1; the table must exist. */
-static inline int32_t short_rank(const ShortLookup *t, const unsigned char *p, size_t len) {
+/* The rank of the token p[0..len) (2 <= len <= SHORT_TOKEN) as a pair split `split` bytes in,
+ * or -1 (under the listed-merge rule also when no listed merge makes it there); the table must exist. */
+static inline int32_t short_pair_rank(const ShortLookup *t, const unsigned char *p, size_t len, size_t split) {
     if (len == 2) return t->pairs[p[0] | p[1] << 8];
     uint64_t key = short_key(p, len), mask = ((uint64_t)1 << t->bits) - 1;
     for (uint64_t i = (key * 0x9E3779B97F4A7C15ull) >> (64 - t->bits);; i = (i + 1) & mask) {
         uint64_t v = t->slots[i];
         if (!v) return -1;
-        if ((v & 0xFFFFFFFFFFull) == key) return (int32_t)(v >> 40);
+        if ((v & (((uint64_t)1 << SHORT_KEY_BITS) - 1)) == key)
+            return t->listed && (v >> SHORT_KEY_BITS & 31) != split ? -1 : (int32_t)(v >> 40);
     }
 }
 
-/* Fills t from l's tokens (n of them); -1 when out of memory (no Python error set). */
-static int short_init(ShortLookup *t, const Lookup *l, size_t n) {
+/* Fills t from l's tokens (n of them), with `splits` (NULL: tiktoken's rule); -1 when out of
+ * memory (no Python error set). */
+static int short_init(ShortLookup *t, const Lookup *l, size_t n, const uint8_t *splits) {
     memset(t, 0, sizeof *t);
     if (n >= ((size_t)1 << 24)) return 0;
     size_t count = 0;
@@ -189,14 +201,16 @@ static int short_init(ShortLookup *t, const Lookup *l, size_t n) {
     if (!(t->pairs = malloc(sizeof *t->pairs * 65536))) return -1;
     memset(t->pairs, 0xff, sizeof *t->pairs * 65536);
     t->bits = bits;
+    t->listed = splits != NULL;
     uint64_t mask = ((uint64_t)1 << bits) - 1;
     for (size_t r = 0; r < n; r++) {
         size_t len = l->starts[r + 1] - l->starts[r];
         if (len > SHORT_TOKEN) continue;
-        if (len == 2) t->pairs[l->flat[l->starts[r]] | l->flat[l->starts[r] + 1] << 8] = (int32_t)r;
+        uint64_t split = splits ? splits[r] : 0; /* < len <= 4 */
+        if (len == 2 && (!splits || split == 1)) t->pairs[l->flat[l->starts[r]] | l->flat[l->starts[r] + 1] << 8] = (int32_t)r;
         uint64_t key = short_key(l->flat + l->starts[r], len), i = (key * 0x9E3779B97F4A7C15ull) >> (64 - bits);
         while (t->slots[i]) i = (i + 1) & mask;
-        t->slots[i] = (uint64_t)r << 40 | key;
+        t->slots[i] = (uint64_t)r << 40 | split << SHORT_KEY_BITS | key;
     }
     return 0;
 }
