@@ -186,6 +186,19 @@ static int cache_put(ChunkCache *c, const unsigned char *p, size_t len, uint64_t
     return gen_put(&c->gen[c->young], p, len, h, ids, n_ids) < 0 ? -1 : 0;
 }
 
+/* A text of n bytes is about to be encoded: the young generation gets room at once for the
+ * distinct chunks such a text may merge (one per EXPECT_BYTES, up to its own GEN_ENTRIES), not in
+ * doublings from 64, each copying the arena and writing new slots (a fresh engine's MB of prose:
+ * 750 KB copied and 520 KB of slots written, a third of its last-level misses in cachegrind). */
+#define EXPECT_BYTES 128
+
+static void cache_expect(ChunkCache *c, size_t n) {
+    CacheGen *g = &c->gen[c->young];
+    uint32_t cap = g->cap ? g->cap : 64;
+    while (cap < GEN_ENTRIES && cap < n / EXPECT_BYTES) cap *= 2;
+    if (cap > g->cap && cap > 64) (void)gen_grow(g, cap); /* out of memory: the puts try again, smaller */
+}
+
 /* The ids cached for chunk p[0..len) of hash h (their number in *n_ids), or NULL. A chunk of
  * the old generation is copied to `promoted` (room for CACHE_CHUNK_BYTES ids), returned, and
  * kept in the young one. */

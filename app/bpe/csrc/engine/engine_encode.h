@@ -189,6 +189,7 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
      * looked up, so the two memory waits overlap (the slots are megabytes, mostly not in cache). */
     int32_t promoted[CACHE_CHUNK_BYTES];
     SplitBlocks blocks;
+    cache_expect(cache, n);
     blocks_init(&blocks, c->blocks, s, n);
     size_t end = n ? blocks_next(&blocks, c->split, 0) : 0;
     Key next_key = key_of(s, end, n);
