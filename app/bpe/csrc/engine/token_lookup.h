@@ -27,23 +27,32 @@ static inline uint64_t mix(uint64_t h) {
     return h ^ (h >> 31);
 }
 
+/* LOW_BYTES[k]: the low k bytes of a word (k <= 8), to cut a word read whole to a chunk's bytes
+ * without a branch or a shift by a variable (a chunk's length varies at random). */
+static const uint64_t LOW_BYTES[9] = {0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffffull, 0xffffffffffffull,
+                                      0xffffffffffffffull, ~0ull};
+
+/* A word of p[i..len), at most 8 bytes, little-endian, zero-padded; `avail` >= len bytes may be read. */
+static inline uint64_t word_at(const unsigned char *p, size_t i, size_t len, size_t avail) {
+    uint64_t w = 0;
+    size_t k = len - i < 8 ? len - i : 8;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (avail - i >= 8) {
+        memcpy(&w, p + i, 8);
+        return w & LOW_BYTES[k];
+    }
+#endif
+    (void)avail;
+    for (size_t j = 0; j < k; j++) w |= (uint64_t)p[i + j] << (8 * j);
+    return w;
+}
+
 /* The key of p[0..len); `avail` >= len bytes may be read from p. */
 static inline Key key_of(const unsigned char *p, size_t len, size_t avail) {
-    Key k = {0, 0, 0};
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (avail >= 8) {
-        memcpy(&k.head, p, 8);
-        if (len < 8) k.head &= ((uint64_t)1 << (8 * len)) - 1;
-    } else
-#endif
-    {
-        (void)avail;
-        for (size_t i = 0; i < len && i < 8; i++) k.head |= (uint64_t)p[i] << (8 * i);
-    }
+    Key k = {word_at(p, 0, len, avail), 0, 0};
     uint64_t h = mix(k.head ^ (len * 0x9E3779B97F4A7C15ull)), w;
     for (size_t i = 8; i < len; i += 8) {
-        w = 0;
-        memcpy(&w, p + i, len - i < 8 ? len - i : 8);
+        w = word_at(p, i, len, avail);
         if (i == 8) k.tail = w;
         h = mix(h ^ w);
     }
