@@ -86,8 +86,9 @@ static inline __attribute__((always_inline)) int32_t pair_rank(const Core *c, co
     Key k = key_of(p + start, len, avail - start);
     if (len > SHORT_TOKEN && !filter_may_hold(&c->long_filter, k.hash)) return NO_MERGE;
     if ((rank = lookup_rank_keyed(&c->lookup, p + start, len, k)) < 0) return NO_MERGE;
-    if (!c->splits || c->splits[rank] == mid - start) return rank;
-    return c->splits[rank] == SPLIT_FAR && c->far_splits[rank] == mid - start ? rank : NO_MERGE;
+    if (!c->splits) return rank;
+    size_t split = c->splits[rank] == SPLIT_FAR ? c->far_splits[rank] : c->splits[rank];
+    return split == mid - start ? rank : NO_MERGE;
 }
 
 /* merge.h's merge_short, with each pair's rank found as the rank of its bytes in the token

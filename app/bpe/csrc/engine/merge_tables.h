@@ -128,20 +128,23 @@ static uint8_t *whole_tokens(const Table *t, const Lookup *l, Py_ssize_t n_token
  * merges make one id), so engine_encode.h finds a pair's rank as tiktoken's rule does, by its
  * bytes, and checks the split. A byte a token: deepseek_v4's 128 KB, read at random by the
  * merges, was 512 KB as uint32. -1 when out of memory (no error set). */
-
 static int merge_splits(const Table *t, const Lookup *l, Py_ssize_t n_tokens, uint8_t **splits, uint32_t **far) {
-    size_t n = (size_t)(n_tokens ? n_tokens : 1);
+    size_t n = (size_t)(n_tokens ? n_tokens : 1), slots = (size_t)1 << t->bits;
+    int any_far = 0;
     if (!(*splits = calloc(n, sizeof **splits))) return -1;
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint64_t h = 0; h < ((uint64_t)1 << t->bits); h++) {
-            if (t->slots[h].key == EMPTY_KEY) continue;
-            int32_t left = (int32_t)(t->slots[h].key >> 32);
-            uint32_t split = l->starts[left + 1] - l->starts[left];
-            if (pass) (*far)[t->slots[h].id] = split;
-            else (*splits)[t->slots[h].id] = split < SPLIT_FAR ? (uint8_t)split : SPLIT_FAR;
-            if (!pass && split >= SPLIT_FAR && !*far && !(*far = calloc(n, sizeof **far))) return -1;
-        }
-        if (!*far) break;
+    for (size_t h = 0; h < slots; h++) {
+        if (t->slots[h].key == EMPTY_KEY) continue;
+        int32_t left = (int32_t)(t->slots[h].key >> 32);
+        uint32_t split = l->starts[left + 1] - l->starts[left];
+        (*splits)[t->slots[h].id] = split < SPLIT_FAR ? (uint8_t)split : SPLIT_FAR;
+        any_far |= split >= SPLIT_FAR;
+    }
+    if (!any_far) return 0;
+    if (!(*far = calloc(n, sizeof **far))) return -1;
+    for (size_t h = 0; h < slots; h++) {
+        if (t->slots[h].key == EMPTY_KEY) continue;
+        int32_t left = (int32_t)(t->slots[h].key >> 32);
+        (*far)[t->slots[h].id] = l->starts[left + 1] - l->starts[left];
     }
     return 0;
 }
