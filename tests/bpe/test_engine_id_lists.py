@@ -125,3 +125,21 @@ def test_ids_whose_ints_lie_in_one_region_or_in_several_give_the_same_lists():
         engine = Engine(family_of(O200K_PATTERN), tokens, offset)
         assert engine.encode("".join(texts)) == [i + offset for i in whole]
         assert engine.encode_batch(texts) == [[i + offset for i in ids] for ids in expected]
+
+
+def test_short_lists_filled_with_the_gil_held_behave_as_any_list():
+    # Fewer ids than the fill without the GIL takes: made unfilled and filled the same way
+    # (3.11), so every item set, an empty text's list empty, and each list grows and frees.
+    reference = tiktoken_reference("o200k_base")
+    tokens = sorted(reference._mergeable_ranks, key=reference._mergeable_ranks.__getitem__)
+    engine = Engine(family_of(O200K_PATTERN), tokens)
+    texts = ["".join(_documents(1, 5))[:700], "", "one", "naïve 東京 😀 x" * 20]
+    expected = [reference.encode_ordinary(text) for text in texts]
+    assert all(len(ids) < 4096 for ids in expected)
+    for got in ([engine.encode(text) for text in texts], engine.encode_batch(texts)):
+        assert got == expected and all(type(i) is int for ids in got for i in ids)
+        got[0].append(-1)
+        got[1].extend([5, 6])
+        got[3].sort()
+        del got[2][:]
+        assert got == [[*expected[0], -1], [5, 6], [], sorted(expected[3])]

@@ -194,32 +194,39 @@ static PyObject *list_to_fill(Py_ssize_t n) {
 #define NOGIL_IDS 4096
 
 /* lists[t] = id_list of v[ends[t - 1] .. ends[t]) (ends[-1] being 0) for each t < n; 0, or -1
- * with an error set (every lists[t] NULL). With `release`, on 3.11: the lists are made with
- * the GIL and filled without it (a list takes its references from the ints' stock, no Python
- * call; where the ints are in a table, from the ints already made, and the ints not made yet
- * are made with it again), so two threads' lists mostly fill at once instead of one after the other.
+ * with an error set (every lists[t] NULL). On 3.11 the lists are made unfilled, with the GIL,
+ * and filled by no Python call (a list takes its references from the ints' stock; where the
+ * ints are in a table, from the ints already made, and the ints not made yet are made with the
+ * GIL again): with `release` without the GIL, so two threads' lists mostly fill at once instead
+ * of one after the other; a short result, the GIL held (before 2026-12-02 it was PyList_New's,
+ * whose calloc wrote a 1 KB document's 2 KB of items only for id_list to write them again).
  * `base` is the engine's from ints_cover: when not 0 an id's int is base + id * INT_BYTES, a
  * fill the compiler does four ids at a time (11 instructions an id through the blocks). */
 static int id_lists(const int32_t *v, const size_t *ends, Py_ssize_t n, int release, uintptr_t base,
                     PyObject **lists) {
-#ifndef REF_STOCK
+#if defined(INT_BLOCKS)
+    const int fill = 1;
+#elif defined(REF_STOCK)
+    const int fill = release;
+#else
+    const int fill = 0;
     release = 0;
 #endif
     for (Py_ssize_t t = 0; t < n; t++) {
         size_t start = t ? ends[t - 1] : 0, size = ends[t] - start;
-        if (!(lists[t] = release ? list_to_fill((Py_ssize_t)size) : id_list(v + start, size))) {
-            for (Py_ssize_t made = 0; release && made < t; made++) Py_SET_SIZE(lists[made], 0); /* not filled */
+        if (!(lists[t] = fill ? list_to_fill((Py_ssize_t)size) : id_list(v + start, size))) {
+            for (Py_ssize_t made = 0; fill && made < t; made++) Py_SET_SIZE(lists[made], 0); /* not filled */
             goto fail;
         }
-        if (release) PyObject_GC_UnTrack(lists[t]);
+        if (fill) PyObject_GC_UnTrack(lists[t]);
     }
-    if (!release) return 0;
+    if (!fill) return 0;
     size_t unmade = 0;
 #ifndef INT_BLOCKS
     (void)base; /* 0: no blocks */
     PyObject *const *ints = id_ints; /* never freed, even if another thread outgrows it meanwhile */
 #endif
-    Py_BEGIN_ALLOW_THREADS
+    PyThreadState *saved = release ? PyEval_SaveThread() : NULL;
     for (Py_ssize_t t = 0; t < n; t++) {
         PyObject **items = ((PyListObject *)lists[t])->ob_item;
         size_t first = t ? ends[t - 1] : 0;
@@ -237,7 +244,7 @@ static int id_lists(const int32_t *v, const size_t *ends, Py_ssize_t n, int rele
             unmade += !(items[k] = __atomic_load_n(&ints[v[i]], __ATOMIC_ACQUIRE));
 #endif
     }
-    Py_END_ALLOW_THREADS
+    if (saved) PyEval_RestoreThread(saved);
     for (Py_ssize_t t = 0; unmade && t < n; t++) {
         PyObject **items = ((PyListObject *)lists[t])->ob_item;
         for (size_t i = t ? ends[t - 1] : 0, k = 0; i < ends[t]; i++, k++) {
