@@ -59,7 +59,7 @@ typedef struct {
     int bits;
     uint32_t n;
     int32_t **segs;        /* MAX_SEGS, made with the first: word w is segs[w >> SEG_BITS][w % SEG_WORDS] */
-    uint32_t arena_n, cap;   /* at most cap * ARENA_WORDS words used */
+    uint32_t arena_n, cap; /* at most cap * ARENA_WORDS words used */
 } CacheGen;
 
 /* A generation's bytes a chunk: two slots and its share of the arena. */

@@ -144,17 +144,15 @@ static PyObject *int_of(int32_t id) {
 #endif
 
 /* A list of the ids v[0..n) (each rank + id_offset, all below the engine's ints_cover), from
- * the shared ints (on 3.12, each made when a result first holds it). Handed over untracked by
- * the collector: ints only, no cycle to find, and the collector would read every one. */
+ * the shared ints (on 3.12, each made when a result first holds it), where id_lists does not
+ * fill a list made unfilled (no blocks). Handed over untracked by the collector: ints only, no
+ * cycle to find, and the collector would read every one. */
 static PyObject *id_list(const int32_t *v, size_t n) {
     PyObject *list = PyList_New((Py_ssize_t)n);
     if (!list) return NULL;
     PyObject_GC_UnTrack(list);
     PyObject **items = ((PyListObject *)list)->ob_item;
     for (size_t i = 0; i < n; i++) {
-#ifdef INT_BLOCKS
-        items[i] = made_int(v[i]);
-#else
         if (!(items[i] = int_of(v[i]))) {
             Py_DECREF(list); /* its unset items are NULL */
             return NULL;
@@ -162,15 +160,14 @@ static PyObject *id_list(const int32_t *v, size_t n) {
 #ifndef REF_STOCK
         Py_INCREF(items[i]);
 #endif
-#endif
     }
     return list;
 }
 
-/* A list of n items, none of them set, for id_lists to fill without the GIL. On 3.11 the items
- * are not zeroed first (PyList_New's calloc wrote every one of a text's, only for the fill to
- * write them again): then the caller must set all n, or the list's size to 0, before anything
- * else sees the list. */
+/* A list of n items, none of them set, for id_lists to fill (without the GIL when it lets it
+ * go). On 3.11 the items are not zeroed first (PyList_New's calloc wrote every one of a text's,
+ * only for the fill to write them again): then the caller must set all n, or the list's size
+ * to 0, before anything else sees the list. */
 static PyObject *list_to_fill(Py_ssize_t n) {
 #ifdef INT_BLOCKS
     if (n > 0 && (size_t)n <= PY_SSIZE_T_MAX / sizeof(PyObject *)) {
