@@ -80,7 +80,7 @@ static inline __attribute__((always_inline)) int32_t pair_rank(const Core *c, co
     size_t len = end - start;
     int32_t rank;
     if (len <= SHORT_TOKEN && c->short_tokens.bits) {
-        rank = short_pair_rank(&c->short_tokens, p + start, len, mid - start);
+        rank = short_pair_rank(&c->short_tokens, p + start, len, mid - start, avail - start);
         return rank < 0 ? NO_MERGE : rank;
     }
     Key k = key_of(p + start, len, avail - start);

@@ -185,10 +185,12 @@ static inline uint64_t short_key(const unsigned char *p, size_t len) {
 }
 
 /* The rank of the token p[0..len) (2 <= len <= SHORT_TOKEN) as a pair split `split` bytes in,
- * or -1 (under the listed-merge rule also when no listed merge makes it there); the table must exist. */
-static inline int32_t short_pair_rank(const ShortLookup *t, const unsigned char *p, size_t len, size_t split) {
+ * or -1 (under the listed-merge rule also when no listed merge makes it there); the table must
+ * exist. `avail` >= len bytes may be read from p (with 8, its bytes are one load, not a loop). */
+static inline int32_t short_pair_rank(const ShortLookup *t, const unsigned char *p, size_t len, size_t split,
+                                      size_t avail) {
     if (len == 2) return t->pairs[p[0] | p[1] << 8];
-    uint64_t key = short_key(p, len), mask = ((uint64_t)1 << t->bits) - 1;
+    uint64_t key = (uint64_t)len << 32 | word_at(p, 0, len, avail), mask = ((uint64_t)1 << t->bits) - 1;
     for (uint64_t i = (key * 0x9E3779B97F4A7C15ull) >> (64 - t->bits);; i = (i + 1) & mask) {
         uint64_t v = t->slots[i];
         if (!v) return -1;
