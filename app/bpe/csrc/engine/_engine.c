@@ -281,7 +281,7 @@ static int full_unicode(void) {
 }
 
 PyMODINIT_FUNC PyInit__engine(void) {
-    pretok_init();
+    blocks_init_tables(); /* and pretok_init */
     if (thread_caches_init() != 0) {
         PyErr_SetString(PyExc_RuntimeError, "no thread-specific key for the chunk caches");
         return NULL;

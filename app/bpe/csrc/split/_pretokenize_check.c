@@ -104,6 +104,6 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pretokenize_check", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__pretokenize_check(void) {
-    pretok_init();
+    blocks_init_tables(); /* and pretok_init */
     return PyModule_Create(&module);
 }

@@ -21,6 +21,7 @@
 #include "pretokenize_classes_regex.h"
 #define pretok_next pretok_next_regex
 #define pretok_class pretok_class_regex
+#define pretok_case pretok_case_regex
 #define pretok_init pretok_init_regex
 #define pretok_function pretok_function_regex
 #else
@@ -241,6 +242,7 @@ static size_t next_o200k_like(const unsigned char *s, size_t i, size_t n, int co
 }
 
 unsigned pretok_class(unsigned long cp) { return cp > 0x10FFFF ? PT_OTHER : class_of(cp); }
+int pretok_case(unsigned long cp) { return cp > 0x10FFFF ? 0 : class_of(cp) == PT_LU ? 1 : class_of(cp) == PT_LL ? 2 : 0; }
 
 static size_t next_cl100k(const unsigned char *s, size_t i, size_t n) {
     return next_cl100k_like(s, i, n, M_LETTER, 3, M_NOT_SLN, 1);

@@ -65,4 +65,8 @@ unsigned pretok_class(unsigned long cp);
 unsigned pretok_class_regex(unsigned long cp);
 unsigned pretok_class_onig(unsigned long cp);
 
+/* 1 when code point cp is upper-case only (\p{Lu}) in tiktoken's classes, 2 when lower-case only
+ * (\p{Ll}), else 0: split_blocks.h's windows read such letters as they read A-Z and a-z. */
+int pretok_case(unsigned long cp);
+
 #endif

@@ -1,5 +1,6 @@
 /* o200k's split (and Tekken's, and DeepSeek's by split_blocks_deepseek.h's rules) on ASCII
- * text, 64 bytes at a time: the bytes of a window are classified at once into bit masks
+ * text and, but for DeepSeek's, on the two-byte letters of one case (split_blocks_letters.h:
+ * read as A-Z and a-z are), 64 bytes at a time: the bytes of a window are classified at once into bit masks
  * (lower, upper, digit, space, newline, other), and a chunk's end is then found by counting
  * bits, without a branch for every byte. The chunks are pretokenize.c's (the pattern's
  * matches); where the window cannot tell, the caller's function for one chunk (pretok_fn) cuts it.
@@ -15,8 +16,8 @@
  * Most chunks are found faster still: the window's chunk starts are one mask (blocks_starts),
  * and a chunk ends at the next start (quick_chunk_end); whitespace only where the window
  * can tell its run's end.
- * Left to the caller's function: a chunk that reaches the window's end or a byte >= 0x80 (which
- * may be a letter, a mark or a space that continues it), a word followed by an apostrophe
+ * Left to the caller's function: a chunk that reaches the window's end or a byte >= 0x80 it
+ * does not read (which may be a letter, a mark or a space that continues it), a word followed by an apostrophe
  * (the contractions), whitespace at the end of the text, DeepSeek's white space where a space
  * precedes a line break in the window, and every other family.
  * Header only; included by _engine.c and _pretokenize_check.c.
@@ -29,6 +30,7 @@
 
 #include "pretokenize.h"
 #include "spans.h" /* in_range16, equal16 */
+#include "split_blocks_letters.h"
 
 typedef struct {
     unsigned char digits, contractions; /* digits 0: the family is not split here */
@@ -152,6 +154,7 @@ static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
         control |= c < 32u || c == 0x7F ? bit : 0;
     }
 #endif
+    if (!deepseek && high) high = two_byte_letters(p, high, &b->upper, &b->lower);
     b->space = ws & ~b->newline; /* \t, \v, \f and ' ' */
     b->other = ~(high | b->lower | b->upper | b->digit | ws);
     b->letters = b->lower | b->upper;
@@ -184,10 +187,19 @@ static inline void blocks_quick(SplitBlocks *b) {
     b->quick = quick;
 }
 
-/* Opens a window at s[i]; 0 when its first bytes are not ASCII (the window is then empty, and
- * none is tried again for RETRY_AFTER bytes, twice as many after each failure in a row up to
- * RETRY_MOST: in text that is mostly not ASCII, trying at every chunk cost more than the
- * windows saved). */
+/* A window that could not open at s[i]: it is empty, and none is tried again for RETRY_AFTER
+ * bytes, twice as many after each failure in a row up to RETRY_MOST (in text the windows
+ * mostly cannot read, trying at every chunk cost more than the windows saved). */
+static inline int blocks_fail(SplitBlocks *b, size_t i) {
+    b->limit = 0;
+    b->retry = i + b->gap;
+    b->gap = b->gap < RETRY_MOST ? 2 * b->gap : RETRY_MOST;
+    return 0;
+}
+
+/* Opens a window at s[i]; 0 when it cannot read its first 8 bytes (ASCII and, but for
+ * DeepSeek's, split_blocks_letters.h's two-byte letters; a byte of a wider character is
+ * refused before the window is classified). */
 static inline int blocks_window(SplitBlocks *b, size_t i) {
     const unsigned char *p = b->s + i;
     size_t avail = b->n - i;
@@ -197,20 +209,17 @@ static inline int blocks_window(SplitBlocks *b, size_t i) {
     if (avail >= 64) {
         uint64_t head;
         memcpy(&head, p, 8);
-        if (head & 0x8080808080808080ull) {
-            b->retry = i + b->gap;
-            b->gap = b->gap < RETRY_MOST ? 2 * b->gap : RETRY_MOST;
-            return 0;
-        }
-        b->gap = RETRY_AFTER;
+        if (head & 0x8080808080808080ull && (b->rules->deepseek || any_wide_lead(head))) return blocks_fail(b, i);
     } else {
         if (avail < 2) return 0;
         memcpy(padded, p, avail);
-        memset(padded + avail, 0x80, 64 - avail); /* as if not ASCII: the text's end is the window's */
+        memset(padded + avail, 0xFF, 64 - avail); /* no UTF-8 byte: the text's end is the window's */
         p = padded;
     }
     uint64_t high = blocks_classify(b, p);
     b->limit = high ? (unsigned)__builtin_ctzll(high) : 64;
+    if (b->limit < 8 && avail >= 64 && !b->rules->deepseek) return blocks_fail(b, i); /* a letter, then a byte it cannot read */
+    if (avail >= 64) b->gap = RETRY_AFTER;
     if (b->rules->deepseek) deepseek_starts(b);
     blocks_quick(b);
     return 1;
