@@ -1,8 +1,8 @@
 /* o200k's split (and Tekken's, and DeepSeek's by split_blocks_deepseek.h's rules) on ASCII
  * text and, but for DeepSeek's, on the two-byte letters of one case (split_blocks_letters.h:
- * read as A-Z and a-z are), 64 bytes at a time: the bytes of a window are classified at once into bit masks
- * (lower, upper, digit, space, newline, other), and a chunk's end is then found by counting
- * bits, without a branch for every byte. The chunks are pretokenize.c's (the pattern's
+ * read as A-Z and a-z are), 64 bytes at a time: the bytes of a window are classified at once
+ * into bit masks (lower, upper, digit, space, newline, other), and a chunk's end is then found
+ * by counting bits, without a branch for every byte. The chunks are pretokenize.c's (the pattern's
  * matches); where the window cannot tell, the caller's function for one chunk (pretok_fn) cuts it.
  *
  * The pattern on ASCII, chunk by chunk (first rule that applies):
@@ -17,9 +17,9 @@
  * and a chunk ends at the next start (quick_chunk_end); whitespace only where the window
  * can tell its run's end.
  * Left to the caller's function: a chunk that reaches the window's end or a byte >= 0x80 it
- * does not read (which may be a letter, a mark or a space that continues it), a word followed by an apostrophe
- * (the contractions), whitespace at the end of the text, DeepSeek's white space where a space
- * precedes a line break in the window, and every other family.
+ * does not read (which may be a letter, a mark or a space that continues it), a word followed
+ * by an apostrophe (the contractions), whitespace at the end of the text, DeepSeek's white
+ * space where a space precedes a line break in the window, and every other family.
  * Header only; included by _engine.c and _pretokenize_check.c.
  */
 #ifndef TOKENPRISM_SPLIT_BLOCKS_H
@@ -218,7 +218,8 @@ static inline int blocks_window(SplitBlocks *b, size_t i) {
     }
     uint64_t high = blocks_classify(b, p);
     b->limit = high ? (unsigned)__builtin_ctzll(high) : 64;
-    if (b->limit < 8 && avail >= 64 && !b->rules->deepseek) return blocks_fail(b, i); /* a letter, then a byte it cannot read */
+    if (b->limit < 8 && avail >= 64 && !b->rules->deepseek) /* a letter or three, then a byte it cannot read */
+        return blocks_fail(b, i);
     if (avail >= 64) b->gap = RETRY_AFTER;
     if (b->rules->deepseek) deepseek_starts(b);
     blocks_quick(b);

@@ -9,9 +9,12 @@
  * one-character-at-a-time split (149 instructions a chunk; 22% of an o200k_base encode of 1 MB
  * of Latin-script text).
  *
- * Left out: DeepSeek's windows (its letters are \p{L} of another library's tables), and the
- * letters that are in both sets (\p{Lt}, \p{Lm}, \p{Lo}: ª, ǅ, ʰ, Arabic, Hebrew) or marks:
- * a window still ends at them. Included by split_blocks.h only.
+ * Left out (a window still ends at them): DeepSeek's windows (its first alternative takes ASCII
+ * letters only); the letters of both sets (\p{Lm}, \p{Lo}: ª, ʰ, Arabic, Hebrew: "aب" and
+ * "بAb" are each one chunk, which neither case's mask gives; read as lower-case where no letter
+ * of a case touches them they cost more to classify than to split, performance.md), \p{Lt}
+ * (ǅ), marks (the punctuation alternative's [^\s\p{L}\p{N}]+ takes them too), and characters
+ * of three bytes or more. Included by split_blocks.h only.
  */
 #ifndef TOKENPRISM_SPLIT_BLOCKS_LETTERS_H
 #define TOKENPRISM_SPLIT_BLOCKS_LETTERS_H
