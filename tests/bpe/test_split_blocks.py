@@ -15,12 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.bpe import _pretokenize_check
-from app.bpe.engine import Encoder
 from app.bpe.families import NAMES, O200K, TEKKEN
-from app.tokenizers.openai_encodings import O200K_PATTERN
 from tests.bpe.pretokenize_oracle import expected
 from tests.bpe.test_pretokenize import FRAGMENTS, HOSTILE, MULTILINGUAL
-from tests.reference import stdlib_texts, tiktoken_reference
+from tests.reference import stdlib_texts
 
 FAMILIES = [O200K, TEKKEN]
 IDS = [NAMES[f] for f in FAMILIES]
@@ -107,14 +105,6 @@ def test_windows_cut_real_text_as_one_chunk_at_a_time_does(family):
 def test_windows_cut_the_hostile_runs_as_the_pattern_does(family, name):
     text = HOSTILE[name]
     assert blocks(family, text) == _pretokenize_check.chunks(family, text)
-
-
-@pytest.fixture(scope="module")
-def o200k() -> tuple[Encoder, object]:
-    reference = tiktoken_reference("o200k_base")
-    encoder = Encoder.for_pattern(O200K_PATTERN, reference._mergeable_ranks, "o200k_base")
-    assert encoder is not None
-    return encoder, reference
 
 
 @settings(max_examples=300, deadline=None)

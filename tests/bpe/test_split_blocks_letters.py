@@ -12,10 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.bpe import _pretokenize_check
-from app.bpe.engine import Encoder
 from app.bpe.families import NAMES, O200K, TEKKEN
-from app.tokenizers.openai_encodings import O200K_PATTERN
-from tests.reference import tiktoken_reference
 
 FAMILIES = [O200K, TEKKEN]
 IDS = [NAMES[f] for f in FAMILIES]
@@ -73,14 +70,6 @@ def test_letters_at_every_place_of_a_window(family):
 def test_random_mixes(family, parts):
     text = "".join(parts)
     assert windows(family, text) == one_at_a_time(family, text)
-
-
-@pytest.fixture(scope="module")
-def o200k() -> tuple[Encoder, object]:
-    reference = tiktoken_reference("o200k_base")
-    encoder = Encoder.for_pattern(O200K_PATTERN, reference._mergeable_ranks, "o200k_base")
-    assert encoder is not None
-    return encoder, reference
 
 
 @settings(max_examples=300, deadline=None)
