@@ -2,10 +2,11 @@
 the same engine is faster, and whether the difference is larger than this machine's noise.
 
     python bench/engine_ab.py BASE.so OTHER.so [...] [--encoding o200k_base|deepseek_v4] [--classes prose,latin]
-                              [--rounds 21] [--mode encode|count|docs] [--size-mb 1] [--no-control] [--warm]
+                              [--rounds 21] [--mode encode|count|docs|x2] [--size-mb 1] [--no-control] [--warm]
 
 Each round builds a fresh Engine from every build (so no chunk cache is warm) and times one
-call on the class's text (`docs`: count_batch of its 1 KB documents), the builds' order
+call on the class's text (`docs`: count_batch of its 1 KB documents; `x2`: of their two halves,
+one on this thread and one on a pool thread at once), the builds' order
 reversed every other round so that none always runs first (--warm: the call timed is the
 fresh engine's second, as a long-lived engine's, its chunk cache filled by the first). Prints,
 for each class, each build's median and best milliseconds and their ratio to the base build's
@@ -35,6 +36,7 @@ import statistics
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -47,7 +49,8 @@ import texts  # noqa: E402
 from app.bpe.engine import family_of  # noqa: E402
 from tests.reference import tiktoken_reference  # noqa: E402
 
-MODES = ("encode", "count", "docs")
+MODES = ("encode", "count", "docs", "x2")
+POOL = ThreadPoolExecutor(1)  # x2's second thread, alive through the run
 TIKTOKEN_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 
 
@@ -91,7 +94,14 @@ def one_run(
 ) -> tuple[float, Any]:
     """Seconds of one call on a fresh Engine of `build` (its second call when `warm`), and its result."""
     engine = build.Engine(*made_from)
-    call = (lambda: engine.count_batch(docs)) if mode == "docs" else (lambda: getattr(engine, mode)(text))
+    half = (len(docs) + 1) // 2
+
+    def call() -> Any:
+        if mode == "x2":  # the second half on the pool's thread meanwhile
+            later = POOL.submit(engine.count_batch, docs[half:])
+            return engine.count_batch(docs[:half]) + later.result()
+        return engine.count_batch(docs) if mode == "docs" else getattr(engine, mode)(text)
+
     if warm:
         call()
     started = time.perf_counter()
