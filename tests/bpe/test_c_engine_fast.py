@@ -164,6 +164,25 @@ def test_every_engine_hands_out_the_same_int_for_an_id_and_keeps_it(pair):
         assert sys.getrefcount(probe) == references - 1
 
 
+@pytest.mark.parametrize("extra", [-1, 0, 1, 2, 3, 4441])
+def test_a_long_results_ints_written_past_the_cache_are_the_ids(pair, extra):
+    # A list of 65,536 ids or more is filled four at a time with stores that skip the cache
+    # (id_ints.h's fill_items), the last 0-3 one by one: every item is still the id's int.
+    encoder, reference = pair
+    n = 65536 + extra
+    words = [" the", " of", " and", " to", " in", " is", " that", " for"]  # one token each, in both
+    rng = random.Random(n)
+    text = "".join(rng.choice(words) for _ in range(n - 3)) + " 12345 quelque chose"
+    expected = reference.encode_ordinary(text)
+    tokens = sorted(reference._mergeable_ranks, key=reference._mergeable_ranks.__getitem__)
+    shifted = Engine(family_of(reference._pat_str), tokens, 7)
+    assert len(expected) >= n
+    assert encoder.encode(text) == expected
+    assert encoder.encode_batch(["x", text, ""]) == [reference.encode_ordinary("x"), expected, []]
+    assert shifted.encode(text) == [i + 7 for i in expected]
+    assert all(a is b for a, b in zip(encoder.encode(text), encoder.encode_batch([text])[0], strict=True))
+
+
 def test_an_engine_whose_ids_pass_the_shared_ints_limit_is_refused():
     with pytest.raises(ValueError, match="ids"):
         Engine(0, [bytes([b]) for b in range(256)], 2**23)

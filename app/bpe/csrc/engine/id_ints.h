@@ -27,6 +27,9 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define SHARED_IDS ((Py_ssize_t)1 << 23) /* 64 MB of pointers at most; the largest vocabularies have ~1M ids */
 
@@ -39,7 +42,8 @@
 #define INT_BLOCKS
 #define BLOCK_BITS 16
 #define BLOCK_IDS ((Py_ssize_t)1 << BLOCK_BITS)
-#define INT_BYTES 32 /* an int below 2**30 is 28 bytes on 3.11 */
+#define INT_SHIFT 5
+#define INT_BYTES (1 << INT_SHIFT) /* an int below 2**30 is 28 bytes on 3.11 */
 #define BLOCK_BYTES ((size_t)BLOCK_IDS * INT_BYTES)
 
 static char *int_blocks[SHARED_IDS >> BLOCK_BITS]; /* never freed: lists hold their ints */
@@ -186,6 +190,38 @@ static PyObject *list_to_fill(Py_ssize_t n) {
     return PyList_New(n);
 }
 
+#ifdef INT_BLOCKS
+#define STREAM_ITEMS 65536 /* a list's items past what a core's cache holds: written around it */
+
+/* items[k] = the int of v[k] for k < n: from `base` by arithmetic when it is not 0 (ints_cover),
+ * else through the blocks (every one made: the engine's were, with it). A long list's items
+ * are written with non-temporal stores: they cannot stay in cache anyway, and a plain store
+ * first reads each line it writes (5 MB of prose, 1.2 million ids: encode 1.01-1.07x). */
+static void fill_items(PyObject **items, const int32_t *v, size_t n, uintptr_t base) {
+    size_t k = 0;
+#if defined(__SSE2__)
+    if (n >= STREAM_ITEMS && ((uintptr_t)items & 15) == 0) {
+        const __m128i at = _mm_set1_epi64x((long long)base), zero = _mm_setzero_si128();
+        for (; base && k + 4 <= n; k += 4) {
+            __m128i ids = _mm_loadu_si128((const __m128i *)(v + k));
+            __m128i low = _mm_unpacklo_epi32(ids, zero), high = _mm_unpackhi_epi32(ids, zero); /* two ids each */
+            _mm_stream_si128((__m128i *)(items + k), _mm_add_epi64(_mm_slli_epi64(low, INT_SHIFT), at));
+            _mm_stream_si128((__m128i *)(items + k + 2), _mm_add_epi64(_mm_slli_epi64(high, INT_SHIFT), at));
+        }
+        for (; !base && k + 2 <= n; k += 2) {
+            __m128i two = _mm_set_epi64x((long long)made_int(v[k + 1]), (long long)made_int(v[k]));
+            _mm_stream_si128((__m128i *)(items + k), two);
+        }
+        _mm_sfence();
+    }
+#endif
+    if (base)
+        for (; k < n; k++) items[k] = (PyObject *)(base + (uintptr_t)(uint32_t)v[k] * INT_BYTES);
+    else
+        for (; k < n; k++) items[k] = made_int(v[k]);
+}
+#endif
+
 /* Filling fewer ids than this holds the GIL for less time than letting it go and taking it
  * back costs (a 1 KB document a call: Cyrillic 1.07x, CJK 1.03x faster than letting it go). */
 #define NOGIL_IDS 4096
@@ -228,16 +264,9 @@ static int id_lists(const int32_t *v, const size_t *ends, Py_ssize_t n, int rele
         PyObject **items = ((PyListObject *)lists[t])->ob_item;
         size_t first = t ? ends[t - 1] : 0;
 #ifdef INT_BLOCKS
-        if (base) {
-            for (size_t k = 0; k < ends[t] - first; k++)
-                items[k] = (PyObject *)(base + (uintptr_t)(uint32_t)v[first + k] * INT_BYTES);
-            continue;
-        }
-#endif
-        for (size_t i = first, k = 0; i < ends[t]; i++, k++)
-#ifdef INT_BLOCKS
-            items[k] = made_int(v[i]); /* every one made: its block was, with the engine */
+        fill_items(items, v + first, ends[t] - first, base);
 #else
+        for (size_t i = first, k = 0; i < ends[t]; i++, k++)
             unmade += !(items[k] = __atomic_load_n(&ints[v[i]], __ATOMIC_ACQUIRE));
 #endif
     }
