@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import itertools
+import random
 import sys
 
 import pytest
@@ -140,3 +141,38 @@ def test_the_stop_scan_reads_the_utf8_the_engine_writes():
         engine.encode_unstopped("é\ud800")
     with pytest.raises(TypeError, match="text must be str"):
         engine.count_unstopped(b"bytes")
+
+
+def _mixed(code_points: list[int], seed: int) -> str:
+    """The characters of `code_points` shuffled, in groups of 1-20 with runs of 0-40 ASCII
+    letters between them (a writer that takes ASCII a block at a time meets every case)."""
+    rng = random.Random(seed)
+    rng.shuffle(code_points)
+    parts, at = [], 0
+    while at < len(code_points):
+        take = rng.randint(1, 20)
+        parts.append("".join(map(chr, code_points[at : at + take])))
+        parts.append("x" * rng.randint(0, 40))
+        at += take
+    return "".join(parts)
+
+
+@pytest.mark.parametrize(
+    ("kind", "code_points"),
+    [
+        ("latin-1", list(range(1, 0x100))),
+        ("bmp", [c for c in range(1, 0x10000) if not 0xD800 <= c < 0xE000]),
+        ("astral", [*range(0x80, 0x800, 7), *range(0xE000, 0x10000, 5), *range(0x10000, 0x110000, 97)]),
+    ],
+)
+def test_every_character_the_engine_writes_is_its_utf8(kind, code_points):
+    # The bytes themselves (a vocabulary of the 256 bytes gives each byte back as its id), for
+    # every character of a width (a sample of the astral ones), at 17 alignments.
+    engine = _engine.Engine(0, [bytes([b]) for b in range(256)])
+    text = _mixed(code_points, seed=len(code_points))
+    widest = max(map(ord, text))
+    assert (1 if widest < 0x100 else 2 if widest < 0x10000 else 4) == {"latin-1": 1, "bmp": 2, "astral": 4}[kind]
+    for shift in range(17):  # every alignment of the text against the blocks
+        shifted = fresh("a" * shift + text)
+        assert engine.encode_unstopped(shifted) == list(shifted.encode())
+        assert engine.count_unstopped(fresh(shifted[: 1000 + shift])) == len(shifted[: 1000 + shift].encode())
