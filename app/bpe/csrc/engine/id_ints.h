@@ -196,7 +196,7 @@ static PyObject *list_to_fill(Py_ssize_t n) {
 /* items[k] = the int of v[k] for k < n: from `base` by arithmetic when it is not 0 (ints_cover),
  * else through the blocks (every one made: the engine's were, with it). A long list's items
  * are written with non-temporal stores: they cannot stay in cache anyway, and a plain store
- * first reads each line it writes (5 MB of prose, 1.2 million ids: encode 1.01-1.07x). */
+ * first reads each line it writes (one text of 1-5 MB: encode 1.02-1.04x fresh, 1.04x warm). */
 static void fill_items(PyObject **items, const int32_t *v, size_t n, uintptr_t base) {
     size_t k = 0;
 #if defined(__SSE2__)
