@@ -44,6 +44,7 @@ ENGINE_HEADERS = [
         "token_lookup.h",
         "char_atoms.h",
         "chunk_cache.h",
+        "token_memo.h",
         "engine_encode.h",
         "engine_batch.h",
         "id_ints.h",

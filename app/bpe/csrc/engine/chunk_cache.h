@@ -17,8 +17,9 @@
  * for little) and doubles. Before 2026-12-02 GEN_ENTRIES was the end: a text of more distinct
  * chunks than that turned the generations over on every pass, so an engine's second pass
  * over 1 MB of Latin or translations merged a third of its chunks again (a long-lived
- * engine ran no faster than a fresh one; bench_engine.py --warm). Pure C; callable without
- * the GIL. Included by _engine.c only.
+ * engine ran no faster than a fresh one; bench_engine.py --warm). Each cache also holds its
+ * engine's memo of short whole tokens (token_memo.h, 128 KB), made with it and freed with it.
+ * Pure C; callable without the GIL. Included by _engine.c only.
  *
  * Left out: sharing between threads.
  */
@@ -29,6 +30,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "token_memo.h"
 
 #define CACHE_CHUNK_BYTES 256 /* box-drawing lines and emoji runs repeat, and cost ~70 merges each */
 #define GEN_ENTRIES 8192      /* a generation's own; the slots are twice as many */
@@ -175,12 +178,15 @@ static int gen_put(CacheGen *c, const unsigned char *p, size_t len, uint64_t h, 
  * one or two generations. */
 typedef struct {
     CacheGen gen[2];
-    int young; /* gen[young] takes new chunks */
+    int young;      /* gen[young] takes new chunks */
+    MemoSlot *memo; /* the engine's short whole tokens (token_memo.h); NULL until cache_expect, or out of memory */
 } ChunkCache;
 
 static void cache_free(ChunkCache *c) {
     gen_free(&c->gen[0]);
     gen_free(&c->gen[1]);
+    free(c->memo);
+    c->memo = NULL;
     c->young = 0;
 }
 
@@ -196,14 +202,16 @@ static int cache_put(ChunkCache *c, const unsigned char *p, size_t len, uint64_t
     return gen_put(&c->gen[c->young], p, len, h, ids, n_ids) < 0 ? -1 : 0;
 }
 
-/* A text of n bytes is about to be encoded: the young generation gets room at once for the
- * distinct chunks such a text may merge (one per EXPECT_BYTES, up to its own GEN_ENTRIES), not in
- * doublings from 64, each writing new slots and placing the old ones again (before the arena
- * was segments each also copied it: a fresh engine's MB of prose, 750 KB copied and 520 KB of
- * slots written, a third of its last-level misses in cachegrind). */
+/* A text of n bytes is about to be encoded: the memo is made if it is not yet, and the young
+ * generation gets room at once for the distinct chunks such a text may merge (one per
+ * EXPECT_BYTES, up to its own GEN_ENTRIES), not in doublings from 64, each writing new slots
+ * and placing the old ones again (before the arena was segments each also copied it: a fresh
+ * engine's MB of prose, 750 KB copied and 520 KB of slots written, a third of its last-level
+ * misses in cachegrind). */
 #define EXPECT_BYTES 128
 
 static void cache_expect(ChunkCache *c, size_t n) {
+    if (!c->memo) c->memo = calloc(MEMO_SLOTS, sizeof *c->memo); /* out of memory: no memo, no harm */
     CacheGen *g = &c->gen[c->young];
     uint32_t cap = g->cap ? g->cap : 64;
     while (cap < GEN_ENTRIES && cap < n / EXPECT_BYTES) cap *= 2;

@@ -1,6 +1,7 @@
 /* The engine's encoding of UTF-8 bytes into ranks, without the GIL: cut into the pattern's
- * chunks (pretokenize.h; ASCII windows by split_blocks.h), each chunk looked up whole among
- * the tokens (token_lookup.h) or else found in the thread's chunk cache (chunk_cache.h) or
+ * chunks (pretokenize.h; ASCII windows by split_blocks.h), each chunk found in the thread's
+ * memo of short tokens (token_memo.h) or looked up whole among the tokens (token_lookup.h)
+ * or else found in the thread's chunk cache (chunk_cache.h) or
  * merged by tiktoken's rule (the adjacent pair whose concatenation has the lowest rank,
  * leftmost first), a pair's rank being the rank of its bytes (in the small tables of the short
  * tokens and the filter of the long ones, which stay in cache, then the lookup): a chunk of up
@@ -182,34 +183,49 @@ static inline void prefetch_lookup(const Core *c, size_t len, Key k) {
     if (len > SHORT_TOKEN) __builtin_prefetch(&c->long_filter.words[k.hash >> c->long_filter.shift]);
 }
 
+/* The rank the memo holds for chunk p[0..len) (its head word in *head), or -1; when -1 and the
+ * chunk may be a token, its key in *key with its lookup slot fetched, so that the memory wait
+ * overlaps the work on the chunk before it (the slots are megabytes, mostly not in cache). */
+static inline int32_t chunk_ahead(const Core *c, const MemoSlot *memo, const unsigned char *p, size_t len,
+                                  size_t avail, Key *key) {
+    uint64_t head = word_at(p, 0, len, avail);
+    int32_t rank = memo && len <= MEMO_CHUNK ? memo_find(memo, head, len) : -1;
+    if (rank < 0) {
+        *key = key_with_head(head, p, len, avail);
+        prefetch_lookup(c, len, *key);
+    }
+    return rank;
+}
+
 /* The ids of s[0..n) appended to `out` (or, when `out` is NULL, their number added to
- * *count). `scratch` is the caller's buffer for merging a chunk, `cache` its chunk cache. */
+ * *count). `scratch` is the caller's buffer for merging a chunk, `cache` its chunk cache (and
+ * token memo). One chunk ahead: the next chunk is cut and found in the memo, or else keyed and
+ * its lookup slot fetched, while this one is looked up. */
 static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *out, size_t *count, Ids *scratch,
                         ChunkCache *cache) {
-    /* One chunk ahead: the next chunk is cut and its lookup slot fetched while this one is
-     * looked up, so the two memory waits overlap (the slots are megabytes, mostly not in cache). */
     int32_t promoted[CACHE_CHUNK_BYTES];
     SplitBlocks blocks;
     cache_expect(cache, n);
+    MemoSlot *memo = cache->memo;
     blocks_init(&blocks, c->blocks, s, n);
     size_t end = n ? blocks_next(&blocks, c->split, 0) : 0;
-    Key next_key = key_of(s, end, n);
-    if (n) prefetch_lookup(c, end, next_key);
+    Key next_key = {0, 0, 0};
+    int32_t next_rank = n ? chunk_ahead(c, memo, s, end, n, &next_key) : -1;
     for (size_t i = 0; i < n;) {
         size_t len = end - i, next_end = end < n ? blocks_next(&blocks, c->split, end) : end;
         const unsigned char *chunk = s + i;
         Key key = next_key;
-        if (next_end > end) {
-            next_key = key_of(s + end, next_end - end, n - end);
-            prefetch_lookup(c, next_end - end, next_key);
-        }
-        uint64_t h = key.hash;
-        int32_t rank = len > SHORT_TOKEN && !filter_may_hold(&c->long_filter, h)
-                           ? -1 /* not a token, known without touching the lookup's slots */
-                           : lookup_rank_keyed(&c->lookup, chunk, len, key);
-        if (rank >= 0 && c->whole_ok && !c->whole_ok[rank]) rank = -1;
+        int32_t rank = next_rank;
+        if (next_end > end) next_rank = chunk_ahead(c, memo, s + end, next_end - end, n - end, &next_key);
         i = end;
         end = next_end;
+        if (rank < 0) {
+            rank = len > SHORT_TOKEN && !filter_may_hold(&c->long_filter, key.hash)
+                       ? -1 /* not a token, known without touching the lookup's slots */
+                       : lookup_rank_keyed(&c->lookup, chunk, len, key);
+            if (rank >= 0 && c->whole_ok && !c->whole_ok[rank]) rank = -1;
+            if (rank >= 0 && memo && len <= MEMO_CHUNK) memo_keep(memo, key.head, len, rank);
+        }
         if (rank >= 0) {
             if (!out) {
                 ++*count;
@@ -219,6 +235,7 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
             }
             continue;
         }
+        uint64_t h = key.hash;
         size_t m;
         const int32_t *cached = cache_get(cache, chunk, len, h, &m, promoted);
         if (cached) {

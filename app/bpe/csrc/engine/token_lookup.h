@@ -47,9 +47,10 @@ static inline uint64_t word_at(const unsigned char *p, size_t i, size_t len, siz
     return w;
 }
 
-/* The key of p[0..len); `avail` >= len bytes may be read from p. */
-static inline Key key_of(const unsigned char *p, size_t len, size_t avail) {
-    Key k = {word_at(p, 0, len, avail), 0, 0};
+/* The key of p[0..len) whose head word (word_at(p, 0, ...)) is `head`; `avail` >= len bytes
+ * may be read from p. */
+static inline Key key_with_head(uint64_t head, const unsigned char *p, size_t len, size_t avail) {
+    Key k = {head, 0, 0};
     uint64_t h = mix(k.head ^ (len * 0x9E3779B97F4A7C15ull)), w;
     for (size_t i = 8; i < len; i += 8) {
         w = word_at(p, i, len, avail);
@@ -58,6 +59,10 @@ static inline Key key_of(const unsigned char *p, size_t len, size_t avail) {
     }
     k.hash = h ^ (h >> 29);
     return k;
+}
+
+static inline Key key_of(const unsigned char *p, size_t len, size_t avail) {
+    return key_with_head(word_at(p, 0, len, avail), p, len, avail);
 }
 
 typedef struct {
