@@ -2,10 +2,10 @@
  * MEMO_CHUNK) -> rank, direct-mapped, MEMO_SLOTS slots of 16 bytes (128 KB, mostly in the
  * core's second-level cache). A hit is one multiply, one load and two compares, where the
  * token lookup (token_lookup.h) hashes the chunk in two rounds and probes a table of megabytes
- * whose slots need three compares each: warm, the lookup and its key were ~55 of the ~180
+ * whose slots need three compares each: warm, the lookup and its key were ~66 of the ~180
  * instructions a chunk of 1 MB of code cost (callgrind), and a memo of 8,192 slots holds the
- * tokens of 79-82% of prose's and code's chunks on a second pass (43-58% of translations' and
- * scripts', whose chunks are longer). A chunk the memo misses is looked up as before and, when
+ * tokens of 79-82% of prose's and code's chunks on a second pass (47-60% of Latin's, Cyrillic's
+ * and CJK's, whose chunks are longer). A chunk the memo misses is looked up as before and, when
  * it is a token of up to MEMO_CHUNK bytes, takes its slot.
  *
  * Exact: a slot holds the chunk's bytes whole (its head word, zero-padded, and its length) and
