@@ -197,16 +197,43 @@ static inline int32_t chunk_ahead(const Core *c, const MemoSlot *memo, const uns
     return rank;
 }
 
+/* A chunk the memo did not hold (`key` its key, `avail` bytes readable from it): looked up
+ * whole (a token of up to MEMO_CHUNK bytes then takes its memo slot), else found in the chunk
+ * cache, else merged; its ids appended to `out` (or counted). Out of line: the loop that
+ * finds the memo's chunks keeps its values in registers. */
+static __attribute__((noinline)) int encode_chunk(const Core *c, const unsigned char *chunk, size_t len,
+                                                  const Key *key, size_t avail, Ids *out, size_t *count,
+                                                  Ids *scratch, ChunkCache *cache) {
+    int32_t promoted[CACHE_CHUNK_BYTES];
+    int32_t rank = len > SHORT_TOKEN && !filter_may_hold(&c->long_filter, key->hash)
+                       ? -1 /* not a token, known without touching the lookup's slots */
+                       : lookup_rank_keyed(&c->lookup, chunk, len, *key);
+    if (rank >= 0 && c->whole_ok && !c->whole_ok[rank]) rank = -1;
+    if (rank >= 0) {
+        if (cache->memo && len <= MEMO_CHUNK) memo_keep(cache->memo, key->head, len, rank);
+        return emit(c, out, count, &rank, 1);
+    }
+    size_t m;
+    const int32_t *cached = cache_get(cache, chunk, len, key->hash, &m, promoted);
+    if (cached) return emit(c, out, count, cached, m);
+    if (len >= INT32_MAX) return ENC_TOO_LONG;
+    scratch->n = 0;
+    if (ids_reserve(scratch, len) < 0) return ENC_NO_MEMORY;
+    Py_ssize_t merged = (len <= BYTES_MERGE_MAX ? merge_by_bytes : merge_long_bytes)(c, chunk, len, avail, scratch->v);
+    if (merged < 0 || cache_put(cache, chunk, len, key->hash, scratch->v, (size_t)merged) < 0)
+        return ENC_NO_MEMORY;
+    return emit(c, out, count, scratch->v, (size_t)merged);
+}
+
 /* The ids of s[0..n) appended to `out` (or, when `out` is NULL, their number added to
  * *count). `scratch` is the caller's buffer for merging a chunk, `cache` its chunk cache (and
  * token memo). One chunk ahead: the next chunk is cut and found in the memo, or else keyed and
  * its lookup slot fetched, while this one is looked up. */
 static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *out, size_t *count, Ids *scratch,
                         ChunkCache *cache) {
-    int32_t promoted[CACHE_CHUNK_BYTES];
     SplitBlocks blocks;
     cache_expect(cache, n);
-    MemoSlot *memo = cache->memo;
+    const MemoSlot *memo = cache->memo;
     blocks_init(&blocks, c->blocks, s, n);
     size_t end = n ? blocks_next(&blocks, c->split, 0) : 0;
     Key next_key = {0, 0, 0};
@@ -220,36 +247,14 @@ static int encode_bytes(const Core *c, const unsigned char *s, size_t n, Ids *ou
         i = end;
         end = next_end;
         if (rank < 0) {
-            rank = len > SHORT_TOKEN && !filter_may_hold(&c->long_filter, key.hash)
-                       ? -1 /* not a token, known without touching the lookup's slots */
-                       : lookup_rank_keyed(&c->lookup, chunk, len, key);
-            if (rank >= 0 && c->whole_ok && !c->whole_ok[rank]) rank = -1;
-            if (rank >= 0 && memo && len <= MEMO_CHUNK) memo_keep(memo, key.head, len, rank);
+            int status = encode_chunk(c, chunk, len, &key, n - (size_t)(chunk - s), out, count, scratch, cache);
+            if (status != ENC_OK) return status;
+        } else if (!out) {
+            ++*count;
+        } else {
+            if (out->n == out->cap && ids_reserve(out, 1) < 0) return ENC_NO_MEMORY;
+            out->v[out->n++] = rank + c->id_offset;
         }
-        if (rank >= 0) {
-            if (!out) {
-                ++*count;
-            } else {
-                if (out->n == out->cap && ids_reserve(out, 1) < 0) return ENC_NO_MEMORY;
-                out->v[out->n++] = rank + c->id_offset;
-            }
-            continue;
-        }
-        uint64_t h = key.hash;
-        size_t m;
-        const int32_t *cached = cache_get(cache, chunk, len, h, &m, promoted);
-        if (cached) {
-            if (emit(c, out, count, cached, m) < 0) return ENC_NO_MEMORY;
-            continue;
-        }
-        if (len >= INT32_MAX) return ENC_TOO_LONG;
-        scratch->n = 0;
-        if (ids_reserve(scratch, len) < 0) return ENC_NO_MEMORY;
-        Py_ssize_t merged = (len <= BYTES_MERGE_MAX ? merge_by_bytes : merge_long_bytes)(c, chunk, len,
-                                                                                        n - (size_t)(chunk - s), scratch->v);
-        if (merged < 0 || cache_put(cache, chunk, len, h, scratch->v, (size_t)merged) < 0 ||
-            emit(c, out, count, scratch->v, (size_t)merged) < 0)
-            return ENC_NO_MEMORY;
     }
     return ENC_OK;
 }
