@@ -183,9 +183,9 @@ static inline void prefetch_lookup(const Core *c, size_t len, Key k) {
     if (len > SHORT_TOKEN) __builtin_prefetch(&c->long_filter.words[k.hash >> c->long_filter.shift]);
 }
 
-/* The rank the memo holds for chunk p[0..len) (its head word in *head), or -1; when -1 and the
- * chunk may be a token, its key in *key with its lookup slot fetched, so that the memory wait
- * overlaps the work on the chunk before it (the slots are megabytes, mostly not in cache). */
+/* The rank the memo holds for chunk p[0..len), or -1; when -1, the chunk's key in *key and its
+ * lookup slot fetched, so that the memory wait overlaps the work on the chunk before it (the
+ * slots are megabytes, mostly not in cache). */
 static inline int32_t chunk_ahead(const Core *c, const MemoSlot *memo, const unsigned char *p, size_t len,
                                   size_t avail, Key *key) {
     uint64_t head = word_at(p, 0, len, avail);
