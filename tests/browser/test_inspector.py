@@ -28,9 +28,11 @@ def test_live_search_modes_and_paging(page, registry):
     expect(page.locator("[data-role=match-count]")).to_have_attribute("data-total", "50257")
     assert row_ids(page) == list(range(50))
     page.locator("#vocab-q").press_sequentially("Magikarp", delay=20)
+    # A pause while typing may send "Magika" first, which finds the same three tokens: wait
+    # for the address of the last request, which htmx replaces after that answer's swap.
+    expect(page).to_have_url(re.compile(r"[?&]q=Magikarp(&|$)"))  # the address follows the search
     expect(page.locator("[data-role=match-count]")).to_have_attribute("data-total", "3")
     assert row_ids(page) == [41538, 42202, 43453]
-    assert query(page)["q"] == ["Magikarp"]  # the address follows the search
 
     page.locator("#vocab-q").fill("ing")
     index = registry.get("gpt2")
