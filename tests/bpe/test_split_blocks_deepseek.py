@@ -16,8 +16,10 @@ from tests.bpe.test_pretokenize import HOSTILE, MULTILINGUAL
 from tests.reference import huggingface_reference, stdlib_texts
 
 DEEPSEEK = families.DEEPSEEK
-# every ASCII byte, and wider characters that end a window or continue its chunks
-EDGES = [*map(chr, range(128)), "é", "\u0301", "\u0663", "“", "\u00a0", "\u3000", "東", "\u3042"]
+# every ASCII byte, two-byte letters and marks the windows read (Ll, Lu, Lm, Lo, Mn), and wider
+# characters that end a window or continue its chunks (two-byte digits, symbols, punctuation, spaces)
+EDGES = [*map(chr, range(128)), "é", "Ω", "д", "\u02b0", "\u05d0", "\u0627", "\u0301", "\u0345"]
+EDGES += ["\u0663", "\u00d7", "\u00b7", "“", "\u00a0", "\u3000", "東", "\u3042"]
 WORDS = [" the", "\tx", "\n\n", " \n ", "...", "((", ".x", " .x", "x.y", "123456", "  ", "a1b", "\r\n"]
 
 
@@ -69,6 +71,11 @@ PROBES = [
     "\x7f.x",
     "a\u00e9b",
     ".\u00e9",
+    "(caf\u00e9s",  # A1 takes the ASCII letters only: "(caf", "\u00e9s"
+    ".e\u0301x",
+    " \u00e9t\u00e9",
+    "  \u0434\u043e\u043c",
+    "x\u00d7y",
     " \u3000x",
     "x 東京",
 ]

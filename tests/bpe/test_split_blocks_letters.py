@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.bpe import _pretokenize_check
-from app.bpe.families import NAMES, O200K, TEKKEN
+from app.bpe.families import DEEPSEEK, NAMES, O200K, TEKKEN
 
-FAMILIES = [O200K, TEKKEN]
+FAMILIES = [O200K, TEKKEN, DEEPSEEK]
 IDS = [NAMES[f] for f in FAMILIES]
 TWO_BYTE = [chr(cp) for cp in range(0x80, 0x800) if not 0xD800 <= cp < 0xE000]
 # each character between these (its case against theirs, a contraction, a digit, a mark, spaces)

@@ -53,6 +53,10 @@ const char *pretok_onig_version(void);
  * change a chunk. */
 int pretok_deepseek_ascii_as_windows_read(void);
 
+/* Whether code point cp (< 0x800) is a letter or a mark in DeepSeek's split (its [\p{L}\p{M}]+,
+ * the Hugging Face library's classes): split_blocks.h's windows read such characters as letters. */
+int pretok_deepseek_letter(unsigned long cp);
+
 /* pretok_next on the Unicode classes of Python's `regex` module (the version pinned for the build)
  * in place of tiktoken's: the chunks `regex` finds with the family's pattern (tested for gpt2 and
  * cl100k). tokenprism's own BPE splits with `regex`, so its training counts these (_chunk_count.c). */

@@ -244,6 +244,8 @@ size_t pretok_next_deepseek(const unsigned char *s, size_t i, size_t n) {
 
 unsigned pretok_class_onig(unsigned long cp) { return raw_class(cp); }
 
+int pretok_deepseek_letter(unsigned long cp) { return cp < 0x800 && (letters_bmp[0][cp >> 6] >> (cp & 63) & 1); }
+
 int pretok_deepseek_ascii_as_windows_read(void) {
     for (unsigned c = 0; c < 0x80; c++) {
         unsigned want = (c | 0x20) - 'a' < 26u            ? K_LETTER

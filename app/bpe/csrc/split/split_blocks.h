@@ -1,6 +1,6 @@
 /* o200k's split (and Tekken's, and DeepSeek's by split_blocks_deepseek.h's rules) on ASCII
- * text and, but for DeepSeek's, on the two-byte letters of one case (split_blocks_letters.h:
- * read as A-Z and a-z are), 64 bytes at a time: the bytes of a window are classified at once
+ * text and on two-byte letters (split_blocks_letters.h: for o200k's those of one case, read as
+ * A-Z and a-z are; for DeepSeek's its letters and marks), 64 bytes at a time: the bytes of a window are classified at once
  * into bit masks (lower, upper, digit, space, newline, other), and a chunk's end is then found
  * by counting bits, without a branch for every byte. The chunks are pretokenize.c's (the pattern's
  * matches); where the window cannot tell, the caller's function for one chunk (pretok_fn) cuts it.
@@ -52,6 +52,7 @@ typedef struct {
     const BlockRules *rules;
     uint64_t lower, upper, digit, space, newline, other, slash, apos; /* bit k: s[base + k] */
     uint64_t blank;                   /* a space (0x20) */
+    uint64_t wide;                    /* DeepSeek's two-byte letters and marks (both bytes) */
     uint64_t letters, before_letters; /* a letter; a space or other byte before one */
     uint64_t word_ends;               /* a letter before it and none here, or a lower before an upper */
     uint64_t starts, quick;           /* where chunks start; which of them end at the next start, before the limit */
@@ -154,9 +155,10 @@ static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
         control |= c < 32u || c == 0x7F ? bit : 0;
     }
 #endif
-    if (!deepseek && high) high = two_byte_letters(p, high, &b->upper, &b->lower);
+    b->wide = 0;
+    if (high) high = deepseek ? two_byte_deepseek_letters(p, high, &b->wide) : two_byte_letters(p, high, &b->upper, &b->lower);
     b->space = ws & ~b->newline; /* \t, \v, \f and ' ' */
-    b->other = ~(high | b->lower | b->upper | b->digit | ws);
+    b->other = ~(high | b->lower | b->upper | b->digit | ws | b->wide);
     b->letters = b->lower | b->upper;
     b->blank = blank;
     if (deepseek) { /* the window ends at a control byte too; the other bytes are punctuation */
@@ -197,9 +199,9 @@ static inline int blocks_fail(SplitBlocks *b, size_t i) {
     return 0;
 }
 
-/* Opens a window at s[i]; 0 when it cannot read its first 8 bytes (ASCII and, but for
- * DeepSeek's, split_blocks_letters.h's two-byte letters; a byte of a wider character is
- * refused before the window is classified). */
+/* Opens a window at s[i]; 0 when it cannot read its first 8 bytes (ASCII and
+ * split_blocks_letters.h's two-byte letters; a byte of a wider character is refused before
+ * the window is classified). */
 static inline int blocks_window(SplitBlocks *b, size_t i) {
     const unsigned char *p = b->s + i;
     size_t avail = b->n - i;
@@ -209,7 +211,7 @@ static inline int blocks_window(SplitBlocks *b, size_t i) {
     if (avail >= 64) {
         uint64_t head;
         memcpy(&head, p, 8);
-        if (head & 0x8080808080808080ull && (b->rules->deepseek || any_wide_lead(head))) return blocks_fail(b, i);
+        if (head & 0x8080808080808080ull && any_wide_lead(head)) return blocks_fail(b, i);
     } else {
         if (avail < 2) return 0;
         memcpy(padded, p, avail);

@@ -1,13 +1,15 @@
-/* DeepSeek's split (pretokenize_deepseek.c's rules) on ASCII text, in split_blocks.h's
- * windows: where its chunks start, from the window's masks at once. A byte loop that asks
+/* DeepSeek's split (pretokenize_deepseek.c's rules) on ASCII text and its two-byte letters and
+ * marks (split_blocks_letters.h's `wide`), in split_blocks.h's windows: where its chunks start,
+ * from the window's masks at once. A byte loop that asks
  * each chunk's kind mispredicts about two branches a chunk of code or prose (cachegrind's
  * model); here most chunks end at the next start, found by counting bits.
  *
- * On ASCII (a window ends at a byte >= 0x80 or a control byte), with `x << 1` read as "the
- * byte before is in x":
+ * On ASCII and those letters (a window ends at any other byte >= 0x80 or a control byte),
+ * with `x << 1` read as "the byte before is in x"; "letters" are ASCII's and the wide ones:
  *   - digits (split 1): a run's first digit, then every third;
  *   - A1: a punctuation byte alone (none before or after it, no space before it) before
- *     letters starts a chunk that takes them;
+ *     ASCII letters starts a chunk that takes them (those only: a wide letter after them
+ *     starts a chunk of its own, "(caf" "és");
  *   - A2: white space other than a line break before letters starts a chunk that takes them
  *     (it always starts a chunk: a white-space chunk before it leaves it, see spaces_end);
  *     other letter runs start their own;
@@ -31,10 +33,11 @@
 
 /* b->starts and b->quick of the window just classified. */
 static inline void deepseek_starts(SplitBlocks *b) {
-    uint64_t letters = b->letters, punct = b->other, newline = b->newline, space = b->space, blank = b->blank;
-    uint64_t alone = punct & ~(punct << 1) & ~(punct >> 1) & ~(blank << 1);
-    uint64_t a1 = alone & letters >> 1, a2 = space & letters >> 1;
-    uint64_t words = letters & ~(letters << 1) & ~((a1 | a2) << 1);
+    uint64_t ascii = b->letters, letters = ascii | b->wide, punct = b->other, newline = b->newline, space = b->space;
+    uint64_t blank = b->blank, alone = punct & ~(punct << 1) & ~(punct >> 1) & ~(blank << 1);
+    uint64_t a1 = alone & ascii >> 1, a2 = space & letters >> 1;
+    uint64_t a1_letters = ((ascii + (a1 << 1)) ^ ascii) & ascii; /* the ASCII letters A1 takes */
+    uint64_t words = (letters & ~(letters << 1) & ~((a1 | a2) << 1)) | (b->wide & a1_letters << 1);
     uint64_t punct_runs = punct & ~(punct << 1) & ~a1;
     uint64_t a3 = (punct_runs & ~(blank << 1)) | (blank & punct_runs >> 1);
     uint64_t taken = newline & punct << 1;           /* line breaks right after a punctuation run */
