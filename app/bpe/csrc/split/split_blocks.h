@@ -1,9 +1,9 @@
-/* o200k's split (and Tekken's, and DeepSeek's by split_blocks_deepseek.h's rules) on ASCII
- * text and on two-byte letters (split_blocks_letters.h: for o200k's those of one case, read as
- * A-Z and a-z are; for DeepSeek's its letters and marks), 64 bytes at a time: the bytes of a window are classified at once
- * into bit masks (lower, upper, digit, space, newline, other), and a chunk's end is then found
- * by counting bits, without a branch for every byte. The chunks are pretokenize.c's (the pattern's
- * matches); where the window cannot tell, the caller's function for one chunk (pretok_fn) cuts it.
+/* o200k's split (and Tekken's, and DeepSeek's by split_blocks_deepseek.h's rules) on ASCII text
+ * and two-byte letters (split_blocks_letters.h: o200k's of one case, read as A-Z and a-z are;
+ * DeepSeek's letters and marks), 64 bytes at a time: the bytes of a window are classified at
+ * once into bit masks (lower, upper, digit, space, newline, other), and a chunk's end is then
+ * found by counting bits, without a branch for every byte. The chunks are pretokenize.c's (the
+ * pattern's matches); where the window cannot tell, the caller's function (pretok_fn) cuts it.
  *
  * The pattern on ASCII, chunk by chunk (first rule that applies):
  *   - a letter, or one space/other byte before a letter: that byte, the run of upper-case
@@ -119,7 +119,7 @@ static inline void blocks_starts(SplitBlocks *b, uint64_t blank, uint64_t high) 
 static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
     uint64_t high = 0, ws = 0, blank = 0, control = 0;
     int deepseek = b->rules->deepseek;
-    b->lower = b->upper = b->digit = b->newline = b->slash = b->apos = 0;
+    b->lower = b->upper = b->digit = b->newline = b->slash = b->apos = b->wide = 0;
 #if defined(__SSE2__)
     for (int q = 0; q < 4; q++) {
         __m128i v;
@@ -155,8 +155,8 @@ static inline uint64_t blocks_classify(SplitBlocks *b, const unsigned char *p) {
         control |= c < 32u || c == 0x7F ? bit : 0;
     }
 #endif
-    b->wide = 0;
-    if (high) high = deepseek ? two_byte_deepseek_letters(p, high, &b->wide) : two_byte_letters(p, high, &b->upper, &b->lower);
+    if (high) high = deepseek ? two_byte_deepseek_letters(p, high, &b->wide)
+                              : two_byte_letters(p, high, &b->upper, &b->lower);
     b->space = ws & ~b->newline; /* \t, \v, \f and ' ' */
     b->other = ~(high | b->lower | b->upper | b->digit | ws | b->wide);
     b->letters = b->lower | b->upper;

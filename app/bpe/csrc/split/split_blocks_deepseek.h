@@ -1,8 +1,8 @@
 /* DeepSeek's split (pretokenize_deepseek.c's rules) on ASCII text and its two-byte letters and
  * marks (split_blocks_letters.h's `wide`), in split_blocks.h's windows: where its chunks start,
- * from the window's masks at once. A byte loop that asks
- * each chunk's kind mispredicts about two branches a chunk of code or prose (cachegrind's
- * model); here most chunks end at the next start, found by counting bits.
+ * from the window's masks at once. A byte loop that asks each chunk's kind mispredicts about
+ * two branches a chunk of code or prose (cachegrind's model); here most chunks end at the next
+ * start, found by counting bits.
  *
  * On ASCII and those letters (a window ends at any other byte >= 0x80 or a control byte),
  * with `x << 1` read as "the byte before is in x"; "letters" are ASCII's and the wide ones:

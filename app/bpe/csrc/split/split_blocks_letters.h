@@ -15,11 +15,12 @@
  * 2026-12-03; before, a DeepSeek window ended at them: 1 MB of Latin text 1.11x, Greek 1.09x,
  * Arabic 1.05x, Cyrillic 1.04x faster to count fresh).
  *
- * Left out (a window still ends at them), for the o200k-shaped patterns: the letters of both sets (\p{Lm}, \p{Lo}: ª, ʰ, Arabic, Hebrew: "aب" and
- * "بAb" are each one chunk, which neither case's mask gives; read as lower-case where no letter
- * of a case touches them they cost more to classify than to split, performance.md), \p{Lt}
- * (ǅ), marks (the punctuation alternative's [^\s\p{L}\p{N}]+ takes them too), and characters
- * of three bytes or more. Included by split_blocks.h only.
+ * Left out (a window still ends at them), for the o200k-shaped patterns: the letters of both
+ * sets (\p{Lm}, \p{Lo}: ª, ʰ, Arabic, Hebrew: "aب" and "بAb" are each one chunk, which neither
+ * case's mask gives; read as lower-case where no letter of a case touches them they cost more
+ * to classify than to split, performance.md), \p{Lt} (ǅ), marks (the punctuation alternative's
+ * [^\s\p{L}\p{N}]+ takes them too), and characters of three bytes or more. Included by
+ * split_blocks.h only.
  */
 #ifndef TOKENPRISM_SPLIT_BLOCKS_LETTERS_H
 #define TOKENPRISM_SPLIT_BLOCKS_LETTERS_H
