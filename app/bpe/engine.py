@@ -21,12 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from weakref import WeakValueDictionary
 
-from app.bpe import _engine
+from app.bpe import _engine, heap
 from app.bpe._engine import Engine
 from app.bpe.families import FAMILIES
 from app.errors import InvalidInput
 
 FULL_UNICODE: bool = _engine.FULL_UNICODE
+heap.keep()  # the lists of ids are reused memory, not fresh pages (heap.py)
 
 
 def family_of(pattern: str) -> int | None:

@@ -24,11 +24,12 @@ import json
 import tokenizers
 from app.backends.huggingface import cuts
 from app.backends.huggingface.pieces import byte_level_bytes
-from app.bpe import _engine, families
+from app.bpe import _engine, families, heap
 
 _PLAIN_BPE: dict[str, object] = {"dropout": None, "unk_token": None, "byte_fallback": False}
 _PLAIN_BPE |= {"continuing_subword_prefix": None, "end_of_word_suffix": None}
 _NOT_UTF8 = b"\xff"  # starts the stand-in bytes of a vocabulary entry that is not byte-level: no text has them
+heap.keep()  # the lists of ids are reused memory, not fresh pages (app/bpe/heap.py)
 
 
 class ListedMergesEngine:
