@@ -14,7 +14,8 @@ back, so a process holds at most that much more per malloc arena (glibc makes up
 Setting it also stops glibc raising its mmap threshold: every block over 128 KB keeps a mapping
 of its own, given back when freed (an unloaded tokenizer's tables too). Not chosen: an 8 MB mmap
 threshold with a 16 MB trim threshold (no faults at all, one text in 3.6 ms, but a removed
-200,000-token tokenizer then left 27 of its 51 MB in the heap: tests/tokenizers/test_memory_server.py). The engine's modules call it when imported; it runs once.
+200,000-token tokenizer then left 27 of its 51 MB in the heap: test_memory_server.py). The
+engine's modules call it when imported; it runs once.
 
 Left out: other C libraries (musl, macOS's), whose allocators are left as they are.
 """
