@@ -24,22 +24,15 @@ from __future__ import annotations
 
 import ctypes
 import sys
+from functools import cache
 
 TOP_PAD = 4 << 20
 _M_TOP_PAD = -2  # glibc's malloc.h
 
-_kept: bool | None = None
 
-
+@cache
 def keep() -> bool:
     """Sets glibc's top pad (once a process); whether it is set."""
-    global _kept
-    if _kept is None:
-        _kept = _set_top_pad()
-    return _kept
-
-
-def _set_top_pad() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
