@@ -43,6 +43,7 @@ ENGINE_HEADERS = [
         "stop_strings.h",
         "token_lookup.h",
         "char_atoms.h",
+        "table_memory.h",
         "chunk_cache.h",
         "token_memo.h",
         "engine_encode.h",

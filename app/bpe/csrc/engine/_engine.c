@@ -52,14 +52,14 @@ typedef struct {
 
 static void Engine_dealloc(Engine *self) {
     free(self->core.table.slots);
-    free(self->core.short_tokens.slots);
-    free(self->core.short_tokens.pairs);
-    free(self->core.long_filter.words);
+    table_free(self->core.short_tokens.slots);
+    table_free(self->core.short_tokens.pairs);
+    table_free(self->core.long_filter.words);
     atoms_free(&self->core.atoms);
     lookup_free(&self->core.lookup);
-    free((void *)self->core.whole_ok);
-    free((void *)self->core.splits);
-    free((void *)self->core.far_splits);
+    table_free((void *)self->core.whole_ok);
+    table_free((void *)self->core.splits);
+    table_free((void *)self->core.far_splits);
     stops_free(&self->stops);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }

@@ -60,12 +60,12 @@ typedef struct {
 } Atoms;
 
 static void atoms_free(Atoms *a) {
-    free(a->chars);
-    free(a->heads);
-    free(a->end2);
-    free(a->start2);
-    free(a->after);
-    free(a->ascii);
+    table_free(a->chars);
+    table_free(a->heads);
+    table_free(a->end2);
+    table_free(a->start2);
+    table_free(a->after);
+    table_free(a->ascii);
 }
 
 static inline uint32_t atom_cp3(const unsigned char *b) {
@@ -87,14 +87,14 @@ static inline AtomInfo atom_info(int32_t rank, int32_t highest, int32_t left_lim
 
 /* Fills a from l's n tokens; -1 when out of memory (no Python error set). */
 static int atoms_init(Atoms *a, const Lookup *l, size_t n) {
-    int32_t *long_end = malloc(sizeof(int32_t) << 16), *long_start = malloc(sizeof(int32_t) << 16);
-    int32_t *char_end = malloc(sizeof(int32_t) << 16), *char_start = malloc(sizeof(int32_t) << 16);
-    a->end2 = malloc(sizeof(int32_t) << 16);
-    a->start2 = malloc(sizeof(int32_t) << 16);
-    a->chars = malloc(sizeof(AtomInfo) << 16);
-    a->heads = malloc(sizeof(AtomInfo) << 10);
-    a->after = malloc(sizeof(int32_t) << 16);
-    a->ascii = malloc(sizeof(AtomInfo) << 14);
+    int32_t *long_end = table_calloc(65536, sizeof(int32_t)), *long_start = table_calloc(65536, sizeof(int32_t));
+    int32_t *char_end = table_calloc(65536, sizeof(int32_t)), *char_start = table_calloc(65536, sizeof(int32_t));
+    a->end2 = table_calloc((size_t)1 << 16, sizeof(int32_t));
+    a->start2 = table_calloc((size_t)1 << 16, sizeof(int32_t));
+    a->chars = table_calloc((size_t)1 << 16, sizeof(AtomInfo));
+    a->heads = table_calloc((size_t)1 << 10, sizeof(AtomInfo));
+    a->after = table_calloc((size_t)1 << 16, sizeof(int32_t));
+    a->ascii = table_calloc((size_t)1 << 14, sizeof(AtomInfo));
     int status = -1;
     if (!long_end || !long_start || !char_end || !char_start || !a->end2 || !a->start2 || !a->chars || !a->heads ||
         !a->after || !a->ascii)
@@ -158,10 +158,10 @@ static int atoms_init(Atoms *a, const Lookup *l, size_t n) {
     }
     status = 0;
 done:
-    free(long_end);
-    free(long_start);
-    free(char_end);
-    free(char_start);
+    table_free(long_end);
+    table_free(long_start);
+    table_free(char_end);
+    table_free(char_start);
     return status;
 }
 

@@ -98,10 +98,10 @@ static int merges_init(Table *t, const Lookup *l, Py_ssize_t n_tokens, PyObject 
 /* ok[r] = 1 when merging the bytes of token r gives r (single bytes always): the tokens a chunk
  * may be taken as whole. NULL when out of memory (no error set). */
 static uint8_t *whole_tokens(const Table *t, const Lookup *l, Py_ssize_t n_tokens) {
-    uint8_t *ok = calloc((size_t)(n_tokens ? n_tokens : 1), 1);
+    uint8_t *ok = table_calloc((size_t)(n_tokens ? n_tokens : 1), 1);
     int32_t *ids = malloc(sizeof *ids * (l->longest ? l->longest : 1));
     if (!ok || !ids) {
-        free(ok);
+        table_free(ok);
         free(ids);
         return NULL;
     }
@@ -111,7 +111,7 @@ static uint8_t *whole_tokens(const Table *t, const Lookup *l, Py_ssize_t n_token
         for (size_t k = 0; k < len; k++) ids[k] = t->byte_ids[token[k]];
         Py_ssize_t m = merge_ids(t, ids, (Py_ssize_t)len);
         if (m < 0) {
-            free(ok);
+            table_free(ok);
             free(ids);
             return NULL;
         }
@@ -131,7 +131,7 @@ static uint8_t *whole_tokens(const Table *t, const Lookup *l, Py_ssize_t n_token
 static int merge_splits(const Table *t, const Lookup *l, Py_ssize_t n_tokens, uint8_t **splits, uint32_t **far) {
     size_t n = (size_t)(n_tokens ? n_tokens : 1), slots = (size_t)1 << t->bits;
     int any_far = 0;
-    if (!(*splits = calloc(n, sizeof **splits))) return -1;
+    if (!(*splits = table_calloc(n, sizeof **splits))) return -1;
     for (size_t h = 0; h < slots; h++) {
         if (t->slots[h].key == EMPTY_KEY) continue;
         int32_t left = (int32_t)(t->slots[h].key >> 32);
@@ -140,7 +140,7 @@ static int merge_splits(const Table *t, const Lookup *l, Py_ssize_t n_tokens, ui
         any_far |= split >= SPLIT_FAR;
     }
     if (!any_far) return 0;
-    if (!(*far = calloc(n, sizeof **far))) return -1;
+    if (!(*far = table_calloc(n, sizeof **far))) return -1;
     for (size_t h = 0; h < slots; h++) {
         if (t->slots[h].key == EMPTY_KEY) continue;
         int32_t left = (int32_t)(t->slots[h].key >> 32);

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "table_memory.h"
+
 /* A chunk's key: its first (up to) 8 bytes as a little-endian word padded with zeros, the
  * next 8 likewise (its tail; 0 for a chunk of up to 8), and the hash of all its bytes. */
 typedef struct {
@@ -109,10 +111,10 @@ static inline int32_t lookup_rank(const Lookup *l, const unsigned char *p, size_
 }
 
 static void lookup_free(Lookup *l) {
-    free(l->flat);
-    free(l->starts);
-    free(l->tails);
-    free(l->slots);
+    table_free(l->flat);
+    table_free(l->starts);
+    table_free(l->tails);
+    table_free(l->slots);
 }
 
 /* Fills the lookup from tokens (a list of bytes, rank order); -1 with a Python error set. */
@@ -132,10 +134,10 @@ static int lookup_init(Lookup *l, PyObject *tokens) {
     }
     l->bits = 10;
     while (((Py_ssize_t)1 << l->bits) < 2 * n) l->bits++;
-    l->flat = malloc((size_t)total + 1);
-    l->starts = malloc(sizeof *l->starts * (size_t)(n + 1));
-    l->tails = malloc(sizeof *l->tails * (size_t)(n ? n : 1));
-    l->slots = calloc((size_t)1 << l->bits, sizeof *l->slots);
+    l->flat = table_calloc((size_t)total + 1, 1);
+    l->starts = table_calloc((size_t)(n + 1), sizeof *l->starts);
+    l->tails = table_calloc((size_t)(n ? n : 1), sizeof *l->tails);
+    l->slots = table_calloc((size_t)1 << l->bits, sizeof *l->slots);
     if (!l->flat || !l->starts || !l->tails || !l->slots) {
         PyErr_NoMemory();
         return -1;
@@ -213,8 +215,8 @@ static int short_init(ShortLookup *t, const Lookup *l, size_t n, const uint8_t *
     for (size_t r = 0; r < n; r++) count += l->starts[r + 1] - l->starts[r] <= SHORT_TOKEN;
     int bits = 8;
     while (((size_t)1 << bits) < 2 * count) bits++;
-    if (!(t->slots = calloc((size_t)1 << bits, sizeof *t->slots))) return -1;
-    if (!(t->pairs = malloc(sizeof *t->pairs * 65536))) return -1;
+    if (!(t->slots = table_calloc((size_t)1 << bits, sizeof *t->slots))) return -1;
+    if (!(t->pairs = table_calloc(65536, sizeof *t->pairs))) return -1;
     memset(t->pairs, 0xff, sizeof *t->pairs * 65536);
     t->bits = bits;
     t->listed = splits != NULL;
@@ -254,7 +256,7 @@ static int filter_init(LongFilter *f, const Lookup *l, size_t n) {
     for (size_t r = 0; r < n; r++) count += l->starts[r + 1] - l->starts[r] > SHORT_TOKEN;
     int bits = 12;
     while (((size_t)1 << bits) < 8 * count) bits++;
-    if (!(f->words = calloc(((size_t)1 << bits) / 64, sizeof *f->words))) return -1;
+    if (!(f->words = table_calloc(((size_t)1 << bits) / 64, sizeof *f->words))) return -1;
     f->shift = 64 - (bits - 6);
     for (size_t r = 0; r < n; r++) {
         size_t len = l->starts[r + 1] - l->starts[r];
