@@ -7,7 +7,9 @@
  * threshold, so a table is mapped exactly where it was before heap.py. A mapping reads as zeros.
  * Pure C; callable without the GIL (the engine builds with it). Included by token_lookup.h.
  *
- * Left out: systems without mmap (there the tables are calloc's, as before).
+ * Left out: systems without mmap (there the tables are calloc's, as before), and the table of
+ * Hugging Face's listed merges (merge.h's, shared with training: malloc's; deepseek_v4's is 4 MB,
+ * mapped by glibc at the threshold, a smaller upload's stays a heap block).
  */
 #ifndef TOKENPRISM_TABLE_MEMORY_H
 #define TOKENPRISM_TABLE_MEMORY_H
