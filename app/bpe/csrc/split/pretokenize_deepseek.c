@@ -237,8 +237,15 @@ static __attribute__((noinline)) size_t next_by_characters(const unsigned char *
     return split3(s, i, n, in_cjk(cp), KIND_OF[raw_class(cp)], next);
 }
 
+/* The chunk at s[i]. One that starts at a letter or mark of the CJK ranges is the run of them
+ * from there (A2 in split 2's CJK piece, as split3 finds it: the letters and marks of those
+ * ranges are exactly letters_bmp[1]'s, and anything else ends the run), read without classes
+ * (1 MB of CJK translations: 2% faster fresh, 6% warm). The rest: ascii_chunk, else the rules
+ * character by character. */
 size_t pretok_next_deepseek(const unsigned char *s, size_t i, size_t n) {
-    size_t end = s[i] < 0x80 ? ascii_chunk(s, i, n) : 0;
+    size_t end;
+    if (s[i] >= 0xE3 && s[i] <= 0xE9 && (end = wide_letters(s, i, n, letters_bmp[1])) > i) return end;
+    end = s[i] < 0x80 ? ascii_chunk(s, i, n) : 0;
     return end ? end : next_by_characters(s, i, n);
 }
 
