@@ -16,9 +16,9 @@ freed, up to 32 MB), so `keep()` sets that too, to MMAP_THRESHOLD: a block under
 heap, and one text's result is no longer a mapping of its own, made and unmapped each call (a MB
 of prose: its 2 MB list and its ids, 462-693 faults a call). Measured (2026-12-03, o200k_base, warm,
 medians): `encode` of the MB as one text 5.30 -> 3.63 ms (a count takes 3.30); the room is the
-heap's, not kept for it: blocks made between two calls can take it (three of 3 MB: 413 faults). The engine's
-tables keep mappings of their own (table_memory.h), so a removed tokenizer's go back to the
-system whole; a 200,000-token one left 17.9 of its 49.6 MB held after removal, against 13.5
+heap's, not kept for it: blocks made between two calls can take it (three of 3 MB: 413 faults).
+The engine's tables keep mappings of their own (table_memory.h), so a removed tokenizer's go back
+to the system whole; a 200,000-token one left 17.9 of its 49.6 MB held after removal, against 13.5
 with glibc's 128 KB threshold (tests/tokenizers/test_memory_server.py allows half). Not chosen:
 an 8 MB mmap threshold with a 16 MB trim threshold, tables in the heap (a removed tokenizer left
 27 of its 51 MB). The engine's modules call it when imported; it runs once.

@@ -44,7 +44,6 @@ def test_the_top_pad_is_set_once():
 # process's heap depends on the tests run before (live blocks made between two calls can make
 # the next take fresh pages); a server's calls mostly find the room the call before freed.
 ONE_TEXT = """
-import resource, sys
 from app.bpe.engine import Encoder
 from app.tokenizers.openai_encodings import O200K_PATTERN
 from tests.bpe.test_heap import MB_OF_CODE, faults_of
