@@ -48,6 +48,7 @@ ENGINE_HEADERS = [
         "token_memo.h",
         "engine_encode.h",
         "engine_batch.h",
+        "utf8_write.h",
         "id_ints.h",
     )
 ] + [f"{C}/merge.h", f"{C}/split/run_cuts.h"]

@@ -1,4 +1,4 @@
-"""The C engine's UTF-8 of the texts it is given (app/bpe/csrc/engine/engine_batch.h): a str that
+"""The C engine's UTF-8 of the texts it is given (app/bpe/csrc/engine/engine_batch.h, utf8_write.h): a str that
 is not ASCII and has not made its UTF-8 is written by the engine itself, without the GIL, and
 the str is left as it was; the ids are tiktoken's whichever way the bytes were had, a lone
 surrogate is CPython's own UnicodeEncodeError, and the stop strings of `encode_unstopped` and
@@ -176,3 +176,43 @@ def test_every_character_the_engine_writes_is_its_utf8(kind, code_points):
         shifted = fresh("a" * shift + text)
         assert engine.encode_unstopped(shifted) == list(shifted.encode())
         assert engine.count_unstopped(fresh(shifted[: 1000 + shift])) == len(shifted[: 1000 + shift].encode())
+
+
+# One character of each UTF-8 width a str of each kind holds (a 4-byte str's BMP blocks are
+# written as a 2-byte str's, its astral ones a character at a time).
+WIDTHS = {"latin-1": ("a", "é"), "bmp": ("a", "ж", "語"), "astral": ("a", "ж", "語", "😀")}
+
+
+@pytest.mark.parametrize("kind", WIDTHS)
+def test_every_block_of_widths_is_written_whole(kind):
+    # utf8_write.h writes eight characters at a time, packed by which are one, two or three
+    # bytes wide: every one of those patterns, at each of the 8 alignments against the blocks.
+    engine = _engine.Engine(0, [bytes([b]) for b in range(256)])
+    widths = WIDTHS[kind]
+    chars = [
+        widths[(pattern // len(widths) ** k) % len(widths)] for pattern in range(len(widths) ** 8) for k in range(8)
+    ]
+    for shift in range(8):
+        text = fresh("a" * shift + "".join(chars))
+        assert engine.encode_unstopped(text) == list(text.encode())
+
+
+@pytest.mark.parametrize("surrogate", ["\ud800", "\udbff", "\udc00", "\udfff"])
+def test_a_lone_surrogate_is_refused_at_every_place_in_a_block(surrogate):
+    engine = _engine.Engine(0, [bytes([b]) for b in range(256)])
+    for before in ("", "😀" + "a" * 7):  # a 2-byte str, then a 4-byte one (its first block astral)
+        for around in ("a", "ж", "語"):
+            for at in range(24):
+                text = fresh(before + around * at + surrogate + around * (23 - at))
+                with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
+                    engine.count_unstopped(text)
+    assert engine.count_unstopped(fresh("語" * 23 + "\ud7ff" + "\ue000")) == 25 * 3  # its neighbours are not
+
+
+def test_a_text_whose_most_passes_the_mmap_threshold_is_written_into_its_exact_size():
+    # utf8_write.h counts the UTF-8 of a text whose most (four bytes a character of a 4-byte
+    # str, three of a 2-byte one) passes 4 MB: the bytes are all written, none past the room.
+    engine = _engine.Engine(0, [bytes([b]) for b in range(256)])
+    for text in ("😀" + "plain ascii words " * 70_000, "😀a" * 600_000, "語ж a" * 400_000 + "é"):
+        assert engine.encode_unstopped(fresh(text)) == list(text.encode())
+        assert engine.count_batch([fresh(text), fresh(text[:1000])]) == [len(text.encode()), len(text[:1000].encode())]

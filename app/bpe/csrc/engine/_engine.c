@@ -27,8 +27,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "engine_batch.h"
-#include "engine_encode.h"
+#include "engine_batch.h" /* and engine_encode.h, utf8_write.h */
 #include "id_ints.h"
 #include "merge_tables.h"
 #include "stop_strings.h"
@@ -282,6 +281,7 @@ static int full_unicode(void) {
 
 PyMODINIT_FUNC PyInit__engine(void) {
     blocks_init_tables(); /* and pretok_init */
+    utf8_write_init();
     if (thread_caches_init() != 0) {
         PyErr_SetString(PyExc_RuntimeError, "no thread-specific key for the chunk caches");
         return NULL;

@@ -14,6 +14,7 @@
 
 #include "engine_encode.h"
 #include "stop_strings.h"
+#include "utf8_write.h"
 
 /* One text of a call: its UTF-8 (`data`, `len` bytes), or, where run_batch writes that
  * (`data` NULL), the characters [first, first + chars) of `str` (borrowed: the batch's `held`
@@ -138,33 +139,6 @@ static int batch_init_cut(Batch *b, PyObject *text, PyObject *cuts) {
     return 0;
 }
 
-/* The UTF-8 of the n characters of `data` (`kind` bytes each) in out (room for kind + 1 bytes
- * a character, enough for any); its length, or -1 at a surrogate (strict UTF-8 refuses them:
- * the caller has CPython's encoder raise its own UnicodeEncodeError). No Python call. */
-static inline Py_ssize_t utf8_write_kind(int kind, const void *data, Py_ssize_t n, unsigned char *out) {
-    unsigned char *o = out;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c < 0x80) {
-            *o++ = (unsigned char)c;
-        } else if (c < 0x800) {
-            *o++ = (unsigned char)(0xC0 | c >> 6);
-            *o++ = (unsigned char)(0x80 | (c & 0x3F));
-        } else if (c < 0x10000) {
-            if (c >= 0xD800 && c < 0xE000) return -1;
-            *o++ = (unsigned char)(0xE0 | c >> 12);
-            *o++ = (unsigned char)(0x80 | (c >> 6 & 0x3F));
-            *o++ = (unsigned char)(0x80 | (c & 0x3F));
-        } else {
-            *o++ = (unsigned char)(0xF0 | c >> 18);
-            *o++ = (unsigned char)(0x80 | (c >> 12 & 0x3F));
-            *o++ = (unsigned char)(0x80 | (c >> 6 & 0x3F));
-            *o++ = (unsigned char)(0x80 | (c & 0x3F));
-        }
-    }
-    return o - out;
-}
-
 /* Text t's UTF-8 and its length in *len: its own, or written into *buf (grown as needed,
  * *cap bytes). NULL when out of memory (*status ENC_NO_MEMORY) or at a surrogate
  * (ENC_SURROGATE). Reads only the str's fields: callable without the GIL. */
@@ -177,23 +151,18 @@ static const char *batch_utf8(const Batch *b, Py_ssize_t t, unsigned char **buf,
     }
     int kind = PyUnicode_KIND(x->str);
     Py_ssize_t n = x->chars;
-    if ((size_t)n > (SIZE_MAX - 1) / (size_t)(kind + 1)) {
-        *status = ENC_NO_MEMORY;
-        return NULL;
-    }
-    size_t need = (size_t)n * (size_t)(kind + 1) + 1;
-    if (need > *cap) {
-        unsigned char *bigger = realloc(*buf, need);
-        if (!bigger) {
+    const void *data = (const char *)PyUnicode_DATA(x->str) + x->first * kind;
+    size_t need = utf8_room(kind, data, n);
+    if (need > *cap) { /* not realloc: what the buffer held is done with */
+        free(*buf);
+        if (!(*buf = malloc(need))) {
+            *cap = 0;
             *status = ENC_NO_MEMORY;
             return NULL;
         }
-        *buf = bigger, *cap = need;
+        *cap = need;
     }
-    const void *data = (const char *)PyUnicode_DATA(x->str) + x->first * kind;
-    Py_ssize_t written = kind == PyUnicode_1BYTE_KIND   ? utf8_write_kind(PyUnicode_1BYTE_KIND, data, n, *buf)
-                         : kind == PyUnicode_2BYTE_KIND ? utf8_write_kind(PyUnicode_2BYTE_KIND, data, n, *buf)
-                                                        : utf8_write_kind(PyUnicode_4BYTE_KIND, data, n, *buf);
+    Py_ssize_t written = utf8_write(kind, data, n, *buf);
     if (written < 0) {
         *status = ENC_SURROGATE;
         return NULL;
