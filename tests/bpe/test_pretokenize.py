@@ -42,6 +42,9 @@ FRAGMENTS += [
     "lowerUPPERlowerUPPERz",
 ]
 FRAGMENTS += ["@`[{", "zzzzzzzzZ", "AAAAAAAAz", "0123456789", "____....////"]
+# Runs of characters both upper and lower to o200k (Lo, Lm, M: pretokenize.c's caseless_chunk),
+# two and three bytes wide, alone and after a space.
+FRAGMENTS += ["\u4e2d\u6587\u5b57\u7b26", " \ud55c\uad6d\uc5b4", "\u0628\u064e\u062a", "\u30a2\u30fc\u30c8", "\uff0c"]
 
 
 def chunks(family: int, text: str) -> list[tuple[int, int]]:

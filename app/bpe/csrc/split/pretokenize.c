@@ -8,7 +8,8 @@
  * text is split in linear time (the tests time 16 MB hostile runs). ASCII bytes
  * are classified by one table load; only bytes >= 0x80 are decoded (UTF-8) and looked up
  * in the generated two-stage table of Unicode classes (app/bpe/unicode_classes.py writes
- * pretokenize_classes.h at build time from tiktoken's own classes).
+ * pretokenize_classes.h at build time from tiktoken's own classes). o200k's runs of letters that
+ * are both of its cases (CJK, kana, Hangul, Arabic, Devanagari) are read from a bitmap instead.
  *
  * Left out: special tokens and invalid UTF-8 (pretokenize.h: the caller's part). Bytes that
  * are not valid UTF-8 are read as "other" characters and never past n, but their chunks
@@ -219,11 +220,30 @@ static size_t upper_then_any_lower(const unsigned char *s, size_t j, size_t n) {
     return k > j ? run_of(s, k, n, M_LOWER) : 0;
 }
 
+/* [cp >> 6] bit cp & 63: a character of the BMP past ASCII that is in both of o200k's classes
+ * [upper] and [lower] (Lm, Lo, M: CJK, kana, Hangul, Arabic, Devanagari, Thai letters and marks). */
+static uint64_t caseless_bmp[1024];
+
+__attribute__((constructor)) static void caseless_init(void) {
+    for (unsigned long cp = 0x80; cp < 0x10000; cp++)
+        if (IN(M_UPPER & M_LOWER, class_of(cp))) caseless_bmp[cp >> 6] |= (uint64_t)1 << (cp & 63);
+}
+
+/* The chunk o200k's letter alternatives give from i when it is [^\r\n\p{L}\p{N}]? (ASCII here)
+ * then a run of caseless characters followed by no letter, mark or apostrophe: that run is
+ * both [upper]* and [lower]+, and nothing after it extends either (0 when it is not so). */
+static inline size_t caseless_chunk(const unsigned char *s, size_t i, size_t n) {
+    size_t from = s[i] < 0x80 && IN(M_NOT_NLN, pt_stage2[s[i]]) ? i + 1 : i, end, next;
+    if (from >= n || s[from] < 0xC0 || (end = bmp_run(s, from, n, caseless_bmp)) == from) return 0;
+    return end == n || (s[end] != '\'' && !IN(M_LETTER | BIT(PT_MARK), class_at(s, end, n, &next))) ? end : 0;
+}
+
 /* o200k's shape (and Tekken's: no contractions, one digit a chunk):
  * [^\r\n\p{L}\p{N}]?[upper]*[lower]+(?i:'s|...)?|[^\r\n\p{L}\p{N}]?[upper]+[lower]*(?i:'s|...)?
  * |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+ */
 static size_t next_o200k_like(const unsigned char *s, size_t i, size_t n, int contractions, size_t digits) {
-    size_t next, after, end;
+    size_t next, after, end = caseless_chunk(s, i, n);
+    if (end) return end;
     unsigned c = class_at(s, i, n, &next);
     int bare = IN(M_UPPER | M_LOWER, c); /* a letter or a mark */
     int prefix = IN(M_NOT_NLN, c) && next < n && IN(M_UPPER | M_LOWER, class_at(s, next, n, &after));

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "pretokenize.h"
+#include "spans.h"
 #include "pretokenize_classes_onig.h"
 
 enum { K_OTHER, K_LETTER, K_MARK, K_PUNCT, K_SPACE, K_NEWLINE, K_END };
@@ -107,19 +108,6 @@ static int ascii_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20
 
 #define LETTER_OR_MARK(k) ((k) == K_LETTER || (k) == K_MARK)
 
-/* The end of the run from i of two- and three-byte letters and marks (in bmp), decoded as
- * decode does, without their classes. */
-static inline size_t wide_letters(const unsigned char *s, size_t i, size_t n, const uint64_t *bmp) {
-    for (;;) {
-        unsigned b = i < n ? s[i] : 0, cp, width = b >= 0xE0 && b < 0xF0 ? 3 : b >= 0xC0 && b < 0xE0 ? 2 : 0;
-        if (!width || i + width > n) return i;
-        cp = width == 3 ? (b & 0x0Fu) << 12 | (s[i + 1] & 0x3Fu) << 6 | (s[i + 2] & 0x3Fu)
-                        : (b & 0x1Fu) << 6 | (s[i + 1] & 0x3Fu);
-        if (!(bmp[cp >> 6] >> (cp & 63) & 1)) return i;
-        i += width;
-    }
-}
-
 /* The end of the run from i of characters whose kind is `a` or `b`. */
 static size_t run_of_kinds(const unsigned char *s, size_t i, size_t n, int cjk, unsigned a, unsigned b) {
     size_t next;
@@ -127,7 +115,7 @@ static size_t run_of_kinds(const unsigned char *s, size_t i, size_t n, int cjk, 
         from = i;
         if (!cjk)
             while (i < n && ascii_letter(s[i])) i++;
-        i = wide_letters(s, i, n, letters_bmp[cjk]);
+        i = bmp_run(s, i, n, letters_bmp[cjk]);
     }
     for (unsigned k = kind_at(s, i, n, cjk, &next); k == a || k == b; k = kind_at(s, i, n, cjk, &next)) i = next;
     return i;
@@ -244,7 +232,7 @@ static __attribute__((noinline)) size_t next_by_characters(const unsigned char *
  * character by character. */
 size_t pretok_next_deepseek(const unsigned char *s, size_t i, size_t n) {
     size_t end;
-    if (s[i] >= 0xE3 && s[i] <= 0xE9 && (end = wide_letters(s, i, n, letters_bmp[1])) > i) return end;
+    if (s[i] >= 0xE3 && s[i] <= 0xE9 && (end = bmp_run(s, i, n, letters_bmp[1])) > i) return end;
     end = s[i] < 0x80 ? ascii_chunk(s, i, n) : 0;
     return end ? end : next_by_characters(s, i, n);
 }
