@@ -9,7 +9,7 @@
  * from the lanes' lengths. A 4-byte str (one emoji makes a str one) is read as 2-byte lanes
  * where a block holds no astral character. A character at a time elsewhere: an astral block,
  * the text's tail, other CPUs. Measured on 1 MB of each text class's UTF-8 (C alone,
- * best of 50): 0.88-1.05 ms a character at a time, 0.17 (Cyrillic) - 0.66 ms (Latin) in blocks.
+ * best of 50): 0.94-1.10 ms a character at a time, 0.20 (Cyrillic) - 0.69 ms (Latin) in blocks.
  * No Python call. Included by engine_batch.h only.
  *
  * Left out: AVX2 (16 characters a block; the text's split costs ten times the writing).
