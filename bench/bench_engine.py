@@ -18,8 +18,9 @@ starts: some set up lazily on their first merge; then a full garbage collection,
 collector's first pass over the Python objects a build made, ~4 ms for ours, is charged to
 the build and not to the first documents). Ratios: ours (encode) to the reference measured in the
 same run, and to the fastest peer whose ids are exact; and ours on two threads over ours on one
-("ours x2 / x1", 1 KB documents), which the header's "two cores here" bounds: what two
-processes of a pure-Python loop give on this host (bench/host.py). Each run's CPU time is measured too: an
+("ours x2 / x1", 1 KB documents: the best of each, then the median and range of each round's
+ratio, its two runs being close in time), which the header's "two cores here" bounds: what two
+processes of a pure-Python loop give on this host (bench/host.py). --json keeps every round's MB/s. Each run's CPU time is measured too: an
 engine whose process used more than SEVERAL_CORES cores in a one-thread mode ran threads of its
 own there (fastokens did with its own pool, which engines.py now holds to one thread); its row
 says so, and the best-peer ratio of that mode takes its speed per core. "exact" compares every engine's ids
@@ -38,6 +39,7 @@ import argparse
 import contextlib
 import gc
 import json
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -109,8 +111,8 @@ def bench_encoding(
     for text in classes:
         contenders = [reference, *engines.ours(name), *found]
         measured = time_in_rounds(contenders, text.text, texts.documents(text.text), repeat, warm)
-        table = [(engine, speeds, verdicts) for engine, (speeds, verdicts) in zip(contenders, measured, strict=True)]
-        for engine, _, verdicts in table:
+        table = [(engine, *result) for engine, result in zip(contenders, measured, strict=True)]
+        for engine, _, verdicts, _ in table:
             if engine.role == "ours" and any(verdicts.values()):
                 bugs.append(f"{name}, {text.name}, {engine.label}: {summary(verdicts)}")
         rows += print_case(name, text, table)
@@ -118,19 +120,22 @@ def bench_encoding(
 
 
 Speeds = dict[str, tuple[float, float]]  # mode -> (MB/s, cores: CPU seconds of the process per second)
+Rounds = dict[str, list[float]]  # mode -> MB/s of each round's run, in round order
 
 
 def time_in_rounds(
     contenders: list[engines.Engine], text: str, docs: list[str], repeat: int, warm: bool = False
-) -> list[tuple[Speeds, Verdicts]]:
+) -> list[tuple[Speeds, Verdicts, Rounds]]:
     """Each contender's best MB/s per mode (with the cores that run used) over `repeat` rounds,
-    and its verdicts: its ids in the first round against the first contender's (the reference,
-    which runs first). A round runs every contender once in every mode, starting one contender
+    its verdicts: its ids in the first round against the first contender's (the reference,
+    which runs first), and the MB/s of each round's run (an engine's modes run one after the
+    other within a round, so the ratio of two of them in one round is of runs close in time). A round runs every contender once in every mode, starting one contender
     later than the round before, so a busy stretch of the host slows runs of every engine alike
     rather than all the runs of one. A mode that raises is reported and not run again."""
     size = len(text.encode("utf-8"))
     inputs = dict(zip(MODES, (text, docs, docs), strict=True))
     best: list[Speeds] = [dict.fromkeys(MODES, (0.0, 0.0)) for _ in contenders]
+    each: list[Rounds] = [{mode: [] for mode in MODES} for _ in contenders]
     verdicts: list[Verdicts] = [dict.fromkeys(MODES) for _ in contenders]
     failed: set[tuple[int, str]] = set()
     expected: dict[str, Any] = {}
@@ -146,12 +151,13 @@ def time_in_rounds(
                     verdicts[index][mode] = f"failed: {type(result).__name__}: {str(result)[:60]}"
                     continue
                 best[index][mode] = max(best[index][mode], speed)
+                each[index][mode].append(speed[0])
                 if round_ == 0 and index == 0:
                     expected[mode] = result
                 elif round_ == 0:
                     verdicts[index][mode] = verdict(mode, result, expected, contenders[index].counts)
                 result = None  # before the next engine is built
-    return list(zip(best, verdicts, strict=True))
+    return list(zip(best, verdicts, each, strict=True))
 
 
 def timed_run(
@@ -218,10 +224,10 @@ def _first_difference(got: Any, expected: Any, counts: bool) -> str:
     return f"id {at}: {got[at : at + 3]} not {expected[at : at + 3]}, {len(got)} ids not {len(expected)}"
 
 
-def print_case(name: str, text: texts.Text, table: list[tuple[engines.Engine, Speeds, Verdicts]]) -> list[dict]:
+def print_case(name: str, text: texts.Text, table: list[tuple[engines.Engine, Speeds, Verdicts, Rounds]]) -> list[dict]:
     rows = []
     label = f"{text.name} {text.size / 1e6:.1f}MB"
-    for engine, speeds, verdicts in table:
+    for engine, speeds, verdicts, rounds in table:
         cells = " ".join(f"{speeds[mode][0]:7.1f}{'!' if verdicts[mode] else ' '}" for mode in MODES)
         several = [f"{speeds[mode][1]:.1f} cores in {mode}" for mode in ONE_THREAD if speeds[mode][1] > SEVERAL_CORES]
         note = f" (used {', '.join(several)})" if several else ""
@@ -231,21 +237,36 @@ def print_case(name: str, text: texts.Text, table: list[tuple[engines.Engine, Sp
         rows += [
             {"encoding": name, "class": text.name, "bytes": text.size, "engine": engine.label, "role": engine.role}
             | {"mode": mode, "mb_per_s": round(speeds[mode][0], 2), "cores": round(speeds[mode][1], 2)}
+            | {"rounds_mb_per_s": [round(speed, 2) for speed in rounds[mode]]}
             | {"exact": verdicts[mode] is None}
             | ({"difference": verdicts[mode]} if verdicts[mode] else {})
             for mode in MODES
         ]
     ours, reference = table[1][1], table[0][1]
     print(f"{'':18} {'ours x reference':18} " + " ".join(f"{ours[m][0] / reference[m][0]:7.2f}x" for m in MODES))
-    peers = [(speeds, verdicts) for engine, speeds, verdicts in table if engine.role == "peer"]
+    peers = [(speeds, verdicts) for engine, speeds, verdicts, _ in table if engine.role == "peer"]
     if peers:
         cells = []
         for mode in MODES:
             exact = [one_thread_speed(speeds[mode], mode) for speeds, verdicts in peers if not verdicts[mode]]
             cells.append(f"{ours[mode][0] / max(exact):7.2f}x" if exact else f"{'-':>7} ")
         print(f"{'':18} {'ours x best peer':18} " + " ".join(cells))
-    print(f"{'':18} {'ours x2 / x1':18} {'':17}{ours['1KB x2'][0] / ours['1KB x1'][0]:7.2f}x")
+    paired = paired_ratios(table[1][3], "1KB x2", "1KB x1")
+    spread = (
+        f"; each round's: median {statistics.median(paired):.2f}x ({min(paired):.2f}-{max(paired):.2f})"
+        if paired
+        else ""
+    )
+    print(f"{'':18} {'ours x2 / x1':18} {'':17}{ours['1KB x2'][0] / ours['1KB x1'][0]:7.2f}x{spread}")
     return rows
+
+
+def paired_ratios(rounds: Rounds, mode: str, over: str) -> list[float]:
+    """`mode`'s MB/s over `over`'s, round by round (the two runs of a round are close in time): on a
+    host whose speed swings between runs, the best of each mode can come from different swings
+    (a 2-vCPU guest on 2026-12-03 ran one engine's warm count of 1 MB at 8.1-8.6 ms with the odd
+    run at 4.5-5.7), which their median ratio does not."""
+    return [a / b for a, b in zip(rounds[mode], rounds[over], strict=False) if a and b]
 
 
 def one_thread_speed(speed: tuple[float, float], mode: str) -> float:
