@@ -17,7 +17,8 @@ one engine's every run (each engine encodes engines.WARM_UP once before the cloc
 starts: some set up lazily on their first merge; then a full garbage collection, so that the
 collector's first pass over the Python objects a build made, ~4 ms for ours, is charged to
 the build and not to the first documents). Ratios: ours (encode) to the reference measured in the
-same run, and to the fastest peer whose ids are exact; and ours on two threads over ours on one
+same run, and to the fastest peer whose ids are exact (its best run's; then the median of each
+round's, ours over that peer's run of the same round); and ours on two threads over ours on one
 ("ours x2 / x1", 1 KB documents: the best of each, then the median and range of each round's
 ratio, its two runs being close in time), which the header's "two cores here" bounds: what two
 processes of a pure-Python loop give on this host (bench/host.py). --json keeps every round's MB/s. Each run's CPU time is measured too: an
@@ -244,13 +245,30 @@ def print_case(name: str, text: texts.Text, table: list[tuple[engines.Engine, Sp
         ]
     ours, reference = table[1][1], table[0][1]
     print(f"{'':18} {'ours x reference':18} " + " ".join(f"{ours[m][0] / reference[m][0]:7.2f}x" for m in MODES))
-    peers = [(speeds, verdicts) for engine, speeds, verdicts, _ in table if engine.role == "peer"]
+    peers = [(speeds, verdicts, rounds) for engine, speeds, verdicts, rounds in table if engine.role == "peer"]
     if peers:
-        cells = []
+        cells, by_rounds = [], []
         for mode in MODES:
-            exact = [one_thread_speed(speeds[mode], mode) for speeds, verdicts in peers if not verdicts[mode]]
-            cells.append(f"{ours[mode][0] / max(exact):7.2f}x" if exact else f"{'-':>7} ")
+            exact = [
+                (one_thread_speed(speeds[mode], mode), speeds[mode], rounds)
+                for speeds, verdicts, rounds in peers
+                if not verdicts[mode]
+            ]
+            if not exact:
+                cells.append(f"{'-':>7} ")
+                by_rounds.append(f"{'-':>7} ")
+                continue
+            fastest, (mb_per_s, _), rounds = max(exact, key=lambda peer: peer[0])
+            cells.append(f"{ours[mode][0] / fastest:7.2f}x")
+            # that peer's runs, each taken per core as its best one was (threads in a one-thread mode)
+            paired = paired_ratios(
+                {"ours": table[1][3][mode], "peer": [speed * fastest / mb_per_s for speed in rounds[mode]]},
+                "ours",
+                "peer",
+            )
+            by_rounds.append(f"{statistics.median(paired):7.2f}x" if paired else f"{'-':>7} ")
         print(f"{'':18} {'ours x best peer':18} " + " ".join(cells))
+        print(f"{'':18} {'  rounds, median':18} " + " ".join(by_rounds))
     paired = paired_ratios(table[1][3], "1KB x2", "1KB x1")
     spread = (
         f"; each round's: median {statistics.median(paired):.2f}x ({min(paired):.2f}-{max(paired):.2f})"
@@ -262,7 +280,7 @@ def print_case(name: str, text: texts.Text, table: list[tuple[engines.Engine, Sp
 
 
 def paired_ratios(rounds: Rounds, mode: str, over: str) -> list[float]:
-    """`mode`'s MB/s over `over`'s, round by round (the two runs of a round are close in time): on a
+    """`mode`'s MB/s over `over`'s, round by round (the runs of a round are close in time): on a
     host whose speed swings between runs, the best of each mode can come from different swings
     (a 2-vCPU guest on 2026-12-03 ran one engine's warm count of 1 MB at 8.1-8.6 ms with the odd
     run at 4.5-5.7), which their median ratio does not."""

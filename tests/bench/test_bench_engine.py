@@ -170,19 +170,25 @@ def test_each_run_builds_its_engine_after_the_last_run_let_go_of_its_own_in_inte
         assert all(len(rounds[mode]) == 2 and max(rounds[mode]) == speeds[mode][0] for mode in bench_engine.MODES)
 
 
-def test_two_threads_over_one_is_also_given_round_by_round(capsys):
+def test_two_threads_over_one_and_ours_over_the_best_peer_are_also_given_round_by_round(capsys):
     """The best x2 over the best x1 can pair a fast swing of the host with a slow one; the ratio of
-    each round's two runs, close in time, does not: its median and range are printed too."""
+    each round's two runs, close in time, does not: its median and range are printed too, and so
+    is the median of each round's ours over the best peer's run."""
     exact = dict.fromkeys(bench_engine.MODES)
     ours = {"1 text": [50.0, 50.0, 50.0], "1KB x1": [50.0, 90.0, 52.0], "1KB x2": [85.0, 95.0, 91.0]}
     best = {mode: (max(speeds), 1.0) for mode, speeds in ours.items()}
     reference = {mode: [10.0] * 3 for mode in bench_engine.MODES}
+    peer = {"1 text": [100.0, 40.0, 40.0], "1KB x1": [40.0, 40.0, 40.0], "1KB x2": [40.0, 40.0, 40.0]}
     table = [
         (engine("ref", "reference", ids_of), dict.fromkeys(bench_engine.MODES, (10.0, 1.0)), exact, reference),
         (engine("tokenprism encode", "ours", ids_of), best, exact, ours),
+        (engine("lucky", "peer", ids_of), {mode: (max(speeds), 1.0) for mode, speeds in peer.items()}, exact, peer),
     ]
     rows = bench_engine.print_case("fake", texts.Text("prose", "word " * 5, 1, short=False), table)
-    line = next(line for line in capsys.readouterr().out.splitlines() if "ours x2 / x1" in line)
+    out = capsys.readouterr().out.splitlines()
+    assert next(line for line in out if "ours x best peer" in line).split()[4] == "0.50x"  # 50 / its one fast run
+    assert next(line for line in out if "rounds, median" in line).split()[2] == "1.25x"  # 0.50, 1.25, 1.25
+    line = next(line for line in out if "ours x2 / x1" in line)
     assert line.split()[4] == "1.06x;"  # 95 / 90: the best of each, from different rounds
     assert line.endswith("each round's: median 1.70x (1.06-1.75)")  # 85 / 50, 95 / 90, 91 / 52
     assert next(row for row in rows if row["engine"] == "tokenprism encode" and row["mode"] == "1KB x1")[
