@@ -21,8 +21,8 @@ same run, and to the fastest peer whose ids are exact (its best run's; then the 
 round's, ours over that peer's run of the same round); and ours on two threads over ours on one
 ("ours x2 / x1", 1 KB documents: the best of each, then the median and range of each round's
 ratio, its two runs being close in time), which the header's "two cores here" bounds: what two
-processes of a pure-Python loop give on this host (bench/host.py). --json keeps every round's MB/s. Each run's CPU time is measured too: an
-engine whose process used more than SEVERAL_CORES cores in a one-thread mode ran threads of its
+processes of a pure-Python loop give on this host (bench/host.py). --json keeps every round's MB/s.
+Each run's CPU time is measured too: an engine whose process used more than SEVERAL_CORES cores in a one-thread mode ran threads of its
 own there (fastokens did with its own pool, which engines.py now holds to one thread); its row
 says so, and the best-peer ratio of that mode takes its speed per core. "exact" compares every engine's ids
 (counts, for `count`) with the reference's on the same text and documents: a peer that
@@ -130,8 +130,8 @@ def time_in_rounds(
     """Each contender's best MB/s per mode (with the cores that run used) over `repeat` rounds,
     its verdicts: its ids in the first round against the first contender's (the reference,
     which runs first), and the MB/s of each round's run (an engine's modes run one after the
-    other within a round, so the ratio of two of them in one round is of runs close in time). A round runs every contender once in every mode, starting one contender
-    later than the round before, so a busy stretch of the host slows runs of every engine alike
+    other within a round, so the ratio of two of them in one round is of runs close in time).
+    A round runs every contender once in every mode, starting one contender later than the round before, so a busy stretch of the host slows runs of every engine alike
     rather than all the runs of one. A mode that raises is reported and not run again."""
     size = len(text.encode("utf-8"))
     inputs = dict(zip(MODES, (text, docs, docs), strict=True))
