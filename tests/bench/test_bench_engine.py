@@ -122,23 +122,26 @@ def test_a_peer_that_ran_threads_in_a_one_thread_mode_is_compared_per_core_and_s
     one = dict.fromkeys(bench_engine.MODES, (40.0, 1.0))
     threaded = one | {"1 text": (100.0, 2.0)}
     exact = dict.fromkeys(bench_engine.MODES)
-    rounds = {mode: [] for mode in bench_engine.MODES}  # none kept: the line gives the best of each mode alone
+    ours_rounds = {"1 text": [80.0], "1KB x1": [80.0], "1KB x2": [120.0]}  # each mode's one round
+    threaded_rounds = {"1 text": [100.0], "1KB x1": [40.0], "1KB x2": [40.0]}
     table = [
-        (engine("ref", "reference", ids_of), dict.fromkeys(bench_engine.MODES, (10.0, 1.0)), exact, rounds),
+        (engine("ref", "reference", ids_of), dict.fromkeys(bench_engine.MODES, (10.0, 1.0)), exact, threaded_rounds),
         (
             engine("tokenprism encode", "ours", ids_of),
             dict.fromkeys(bench_engine.MODES, (80.0, 1.0)) | {"1KB x2": (120.0, 2.0)},
             exact,
-            rounds,
+            ours_rounds,
         ),
-        (engine("threaded", "peer", ids_of), threaded, exact, rounds),
+        (engine("threaded", "peer", ids_of), threaded, exact, threaded_rounds),
     ]
     rows = bench_engine.print_case("fake", texts.Text("prose", "word " * 5, 1, short=False), table)
     out = capsys.readouterr().out
     assert "(used 2.0 cores in 1 text)" in next(line for line in out.splitlines() if "threaded" in line)
     best_peer = next(line for line in out.splitlines() if "ours x best peer" in line).split()
     assert best_peer[4:7] == ["1.60x", "2.00x", "3.00x"]  # 80 / (100 / 2 cores), 80 / 40, 120 / 40
-    assert next(line for line in out.splitlines() if "ours x2 / x1" in line).split()[-1] == "1.50x"  # 120 / 80
+    by_rounds = next(line for line in out.splitlines() if "rounds, median" in line).split()
+    assert by_rounds[2:5] == ["1.60x", "2.00x", "3.00x"]  # its rounds per core as its best run was
+    assert next(line for line in out.splitlines() if "ours x2 / x1" in line).split()[4] == "1.50x;"  # 120 / 80
     assert {row["cores"] for row in rows if row["engine"] == "threaded" and row["mode"] == "1 text"} == {2.0}
 
 
