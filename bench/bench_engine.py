@@ -261,15 +261,11 @@ def print_case(name: str, text: texts.Text, table: list[tuple[engines.Engine, Sp
             fastest, (mb_per_s, _), rounds = max(exact, key=lambda peer: peer[0])
             cells.append(f"{ours[mode][0] / fastest:7.2f}x")
             # that peer's runs, each taken per core as its best one was (threads in a one-thread mode)
-            paired = paired_ratios(
-                {"ours": table[1][3][mode], "peer": [speed * fastest / mb_per_s for speed in rounds[mode]]},
-                "ours",
-                "peer",
-            )
+            paired = paired_ratios(table[1][3][mode], [speed * fastest / mb_per_s for speed in rounds[mode]])
             by_rounds.append(f"{statistics.median(paired):7.2f}x" if paired else f"{'-':>7} ")
         print(f"{'':18} {'ours x best peer':18} " + " ".join(cells))
         print(f"{'':18} {'  rounds, median':18} " + " ".join(by_rounds))
-    paired = paired_ratios(table[1][3], "1KB x2", "1KB x1")
+    paired = paired_ratios(table[1][3]["1KB x2"], table[1][3]["1KB x1"])
     spread = (
         f"; each round's: median {statistics.median(paired):.2f}x ({min(paired):.2f}-{max(paired):.2f})"
         if paired
@@ -279,12 +275,13 @@ def print_case(name: str, text: texts.Text, table: list[tuple[engines.Engine, Sp
     return rows
 
 
-def paired_ratios(rounds: Rounds, mode: str, over: str) -> list[float]:
-    """`mode`'s MB/s over `over`'s, round by round (the runs of a round are close in time): on a
+def paired_ratios(speeds: list[float], over: list[float]) -> list[float]:
+    """Each round's MB/s in `speeds` over the same round's in `over` (a round's runs are close in
+    time): on a
     host whose speed swings between runs, the best of each mode can come from different swings
     (a 2-vCPU guest on 2026-12-03 ran one engine's warm count of 1 MB at 8.1-8.6 ms with the odd
     run at 4.5-5.7), which their median ratio does not."""
-    return [a / b for a, b in zip(rounds[mode], rounds[over], strict=False) if a and b]
+    return [a / b for a, b in zip(speeds, over, strict=False) if a and b]
 
 
 def one_thread_speed(speed: tuple[float, float], mode: str) -> float:
