@@ -277,8 +277,7 @@ def print_case(name: str, text: texts.Text, table: list[tuple[engines.Engine, Sp
 
 def paired_ratios(speeds: list[float], over: list[float]) -> list[float]:
     """Each round's MB/s in `speeds` over the same round's in `over` (a round's runs are close in
-    time): on a
-    host whose speed swings between runs, the best of each mode can come from different swings
+    time): on a host whose speed swings between runs, the best of each can come from different swings
     (a 2-vCPU guest on 2026-12-03 ran one engine's warm count of 1 MB at 8.1-8.6 ms with the odd
     run at 4.5-5.7), which their median ratio does not."""
     return [a / b for a, b in zip(speeds, over, strict=False) if a and b]
