@@ -27,7 +27,7 @@ from app.errors import InvalidInput, excerpt
 from app.sandbox import runner
 
 COMPILE_WALL_S = 2.0  # compiling takes milliseconds; this is for a loaded machine
-PROBE_WALL_S = 30.0
+PROBE_WALL_S = 60.0  # backtrack.TOTAL_S of CPU time, with room for a machine busy with other work
 SEARCH_GRACE_S = 3.0  # over a search's own budget, before its child is killed
 VERDICTS = 1024
 _verdicts: OrderedDict[tuple[str, bool], tuple] = OrderedDict()

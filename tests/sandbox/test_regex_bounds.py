@@ -276,3 +276,23 @@ def test_the_backtracking_probe_does_not_count_time_spent_waiting_for_the_cpu():
         backtrack.probe_problem(r"(q|qq)+r", lambda text: regex.compile(r"(q|qq)+r").findall(text, timeout=1))
         is not None
     )  # a pattern that truly backtracks is still refused
+
+
+def test_the_whole_probe_s_limit_is_cpu_time_too(monkeypatch):
+    """TOTAL_S counts this thread's CPU time: a run that mostly waits (a machine busy with
+    other work) is not refused for the wall time it took, and one that spends the CPU is."""
+    monkeypatch.setattr(backtrack, "adversarial_texts", lambda pattern: [("a", "")])
+    monkeypatch.setattr(backtrack, "LENGTHS", (8, 16))
+    monkeypatch.setattr(backtrack, "FLOOR_S", 1.0)  # no one text is too slow: only the total decides
+    monkeypatch.setattr(backtrack, "TOTAL_S", 0.05)
+
+    def waits(text: str) -> None:
+        time.sleep(0.02)  # six runs: 0.12 s of wall time, no CPU
+
+    def spends(text: str) -> None:
+        end = time.thread_time() + 0.02
+        while time.thread_time() < end:
+            pass
+
+    assert backtrack.probe_problem("a", waits) is None
+    assert backtrack.probe_problem("a", spends) == "probing it took over 0.05 s of CPU time"
