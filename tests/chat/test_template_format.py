@@ -7,7 +7,6 @@ seconds while the sandbox keeps answering."""
 
 from __future__ import annotations
 
-import copy
 import time
 
 import pytest
@@ -18,6 +17,7 @@ from app.chat.formats.template_format import ChatTemplate, check_template, rende
 from app.chat.messages import ChatMessage
 from app.chat.render import Rendered, render
 from app.errors import InvalidInput
+from tests.chat.templated import with_chat_template
 
 BOS, EOS = "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"
 LLAMA3_STYLE = """{{ bos_token }}{% for m in messages %}<|start_header_id|>{{ m['role'] }}<|end_header_id|>
@@ -89,9 +89,7 @@ def reference(deepseek):
 
 def with_template(tokenizer, source: str):
     """A copy of the shared tokenizer carrying `source` as its chat template."""
-    given = copy.copy(tokenizer)
-    given.chat_template = ChatTemplate(source, BOS, EOS)
-    return given
+    return with_chat_template(tokenizer, ChatTemplate(source, BOS, EOS))
 
 
 @pytest.mark.parametrize("style", STYLES)

@@ -30,6 +30,7 @@ from tests.chat.template_tools_cases import (
     tokenizer_json,
     tool_chats,
 )
+from tests.chat.templated import with_chat_template
 
 tokenizers = pytest.importorskip("tokenizers")
 transformers = pytest.importorskip("transformers")
@@ -76,9 +77,7 @@ def small():
 
 
 def with_template(tokenizer, source: str, others: dict | None = None):
-    given_ = copy.copy(tokenizer)
-    given_.chat_template = ChatTemplate(source, BOS, EOS, tuple((others or {}).items()))
-    return given_
+    return with_chat_template(tokenizer, ChatTemplate(source, BOS, EOS, tuple((others or {}).items())))
 
 
 def ours(messages: list[dict], tools: list[dict] | None) -> dict:

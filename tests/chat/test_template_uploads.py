@@ -5,7 +5,6 @@ when the template drops a message."""
 
 from __future__ import annotations
 
-import copy
 import json
 
 import pytest
@@ -15,6 +14,7 @@ from app.chat.formats.template_format import ChatTemplate
 from app.chat.messages import ChatMessage
 from app.chat.render import render
 from app.errors import InvalidInput
+from tests.chat.templated import with_chat_template
 from tests.chat.test_template_format import BOS, EOS, STYLES
 
 
@@ -65,8 +65,7 @@ def test_refusals_say_what_is_wrong(data, said):
 
 
 def test_every_message_has_a_count_when_the_template_drops_some(registry):
-    tokenizer = copy.copy(registry.get("deepseek_v4"))
-    tokenizer.chat_template = ChatTemplate(STYLES["llama3"], BOS, EOS)
+    tokenizer = with_chat_template(registry.get("deepseek_v4"), ChatTemplate(STYLES["llama3"], BOS, EOS))
     messages = [ChatMessage("user", "hi"), ChatMessage("system", ""), ChatMessage("user", "  \n ")]
     rendered = render(tokenizer, messages)
     counts = rendered.message_counts()
