@@ -66,7 +66,7 @@ lint: setup
 
 # Test files run on twice as many workers as cores, 2 to 16 (one file stays on one worker: its module
 # fixtures start once), since two thirds of a worker's time is spent waiting on servers, browsers and
-# child processes (2 cores: 18:10 on 2 workers, 17:24 on 3, 14:33 on 4, 14:44 on 6); the tests marked
+# child processes (2 cores: 18:10 on 2 workers, 17:24 on 3, 14:33 on 4, 14:44 on 6; 13:11 on 4 with bytecode); the tests marked
 # serial time the server's answers and run after, alone.
 # Bytecode written even where PYTHONDONTWRITEBYTECODE is set: the tests start hundreds of Python
 # processes (servers, the CLI, sandbox children), each compiling app/ again without it (tests/cli: -10% CPU).
