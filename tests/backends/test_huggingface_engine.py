@@ -4,6 +4,7 @@ token's string, a lone surrogate), and the files it is not built for."""
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
@@ -16,7 +17,7 @@ from app.backends.huggingface.pieces import byte_level_bytes
 from app.bpe import _engine
 from app.errors import InvalidInput
 from tests.bpe.test_pretokenize_deepseek import CASES
-from tests.reference import huggingface_reference, stdlib_texts
+from tests.reference import HUGGINGFACE_FILES, TOKENIZER_DIR, huggingface_reference, stdlib_texts
 from tokenizers import pre_tokenizers
 
 MULTILINGUAL = (
@@ -110,10 +111,12 @@ def _swap_first_merges(config: dict) -> None:
     ids=["merges out of order", "ignore_merges", "another pre-tokenizer", "no normalizer entry"],
 )
 def test_other_files_are_left_to_the_library(change, engine):
-    tokenizer = HuggingFaceTokenizer("other", "a changed copy", _file_with(change))
+    data = _file_with(change)
+    tokenizer = HuggingFaceTokenizer("other", "a changed copy", data)
     expected = len(tokenizer.library.encode(MULTILINGUAL, add_special_tokens=False).ids)
     built = ListedMergesEngine.for_library(tokenizer.library)
     assert (built is not None) == engine
+    assert (ListedMergesEngine.for_library(tokenizer.library, data.decode()) is not None) == engine  # the file read
     assert tokenizer.count(MULTILINGUAL) == expected
     if built is not None:
         assert built.count_batch([MULTILINGUAL]) == [expected]
@@ -157,3 +160,16 @@ def test_a_pair_split_past_255_bytes_merges_only_where_its_listed_merge_splits_i
     expected = tokenizer.library.encode(text, add_special_tokens=False).ids
     assert built.encode(text) == expected
     assert len(expected) == tokens
+
+
+def test_counting_builds_no_id_maps_and_the_first_token_view_does():
+    """Each id's string and bytes (`id_maps.py`) are made on first use: a count or an encode
+    never reads them, the token view does, and then they are the library's."""
+    data = gzip.decompress((TOKENIZER_DIR / HUGGINGFACE_FILES["deepseek_v4"]).read_bytes())
+    tokenizer = HuggingFaceTokenizer("deepseek_v4", "", data)
+    assert tokenizer.count(MULTILINGUAL) == len(tokenizer.encode(MULTILINGUAL)) == len(library_ids(MULTILINGUAL))
+    assert tokenizer.vocab_size == 129_280 and "_ids" not in vars(tokenizer)
+    tokens = tokenizer.tokenize(MULTILINGUAL)
+    assert "_ids" in vars(tokenizer)
+    assert b"".join(t.bytes for t in tokens) == MULTILINGUAL.encode()
+    assert tokenizer.piece(tokens[0].id) == huggingface_reference().id_to_token(tokens[0].id)

@@ -22,7 +22,8 @@ them (ByteLevel, ByteFallback, Metaspace, WordPiece, Replace, Strip, Fuse, BPEDe
 decoder: tokens joined by spaces), so the pieces join to `decode`, except that an invalid
 run of byte-fallback pieces keeps its bytes where the library writes one U+FFFD per piece.
 The pieces of an encoded text come from the encoding's character offsets into the user's
-text, so no normalizer shows (`pieces` holds these rules).
+text, so no normalizer shows (`pieces` holds these rules). Each id's string and bytes are
+made on first use (`id_maps`): counting and encoding never read them.
 
 Left out: pair inputs, post-processors (the templates that add [CLS] or BOS), and the CTC
 decoder and regex `Replace` in a decoder (their tokens show as the raw token strings;
@@ -35,13 +36,15 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from functools import cached_property
 from typing import TypeVar
 
 import tokenizers
 from app.backends.huggingface import chunks, cuts
 from app.backends.huggingface.ascii_counter import AsciiCounter
 from app.backends.huggingface.engine import ListedMergesEngine
-from app.backends.huggingface.pieces import config_steps, own_bytes_function, run_decoders, text_pieces, unbyte
+from app.backends.huggingface.id_maps import IdMaps, highest_id, id_maps
+from app.backends.huggingface.pieces import config_steps, run_decoders, text_pieces, unbyte
 from app.errors import InvalidInput
 from app.tokenizers.base import Tokenizer
 
@@ -67,21 +70,19 @@ class HuggingFaceTokenizer(Tokenizer):
         self._lock = threading.Lock()
         self._cut = cuts.cutter(library)  # None: a long text is counted whole
         self._ascii = AsciiCounter.for_library(library)  # None: the library counts all text
-        self._engine = ListedMergesEngine.for_library(library)  # None: the library encodes all text
+        self._engine = ListedMergesEngine.for_library(library, self._text)  # None: the library encodes all text
         self._decoders = None if library.decoder is None else config_steps(library.decoder, "decoders")
         self._byte_level_only = [s["type"] for s in self._decoders or ()] == ["ByteLevel"]
         added = library.get_added_tokens_decoder()  # id -> AddedToken
         self._added = {i: token.content for i, token in added.items()}
         self._special_tokens = {token.content: i for i, token in added.items() if token.special}
         self._special_ids = frozenset(self._special_tokens.values())
-        ids = sorted(set(library.get_vocab(with_added_tokens=True).values()))
-        self._strings = {i: s for i in ids if (s := library.id_to_token(i)) is not None}  # id -> the library's string
-        own = own_bytes_function(library, self._decoders or [])
-        self._bytes = {i: s.encode("utf-8") if i in added else own(s) for i, s in self._strings.items()}
-        self._vocab_size = ids[-1] + 1 if ids else 0
-        self._sequence_bytes = self._bytes  # with ByteLevel as the only decoder: each id's bytes in a sequence
-        if self._byte_level_only and any(unbyte(added[i].content) != self._bytes[i] for i in added):
-            self._sequence_bytes = {i: unbyte(s) for i, s in self._strings.items()}  # as the library decodes
+        self._vocab_size = highest_id(library) + 1
+
+    @cached_property
+    def _ids(self) -> IdMaps:
+        """Each id's string and bytes, made on first use (counting never reads them)."""
+        return id_maps(self._plain, self._decoders or [], self._byte_level_only)
 
     def __reduce__(self):
         """Pickled as its file's text, rebuilt from it (the library objects and the lock do not pickle)."""
@@ -105,14 +106,14 @@ class HuggingFaceTokenizer(Tokenizer):
         return self._special_ids
 
     def has_id(self, token_id: int) -> bool:
-        return token_id in self._strings
+        return token_id in self._ids.strings
 
     def piece(self, token_id: int) -> str:
         """The library's own string for an id (`Ġ`, `▁`, `##`, `<0x0A>` as in the file)."""
-        return self._strings[token_id]
+        return self._ids.strings[token_id]
 
     def id_to_bytes(self, token_id: int) -> bytes:
-        return self._bytes[token_id]
+        return self._ids.own[token_id]
 
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
         if self._engine is not None and (ids := self._engine.encode_taken(text)) is not None:
@@ -122,7 +123,7 @@ class HuggingFaceTokenizer(Tokenizer):
     def encode_with_pieces(self, text: str, allow_special: bool = False) -> tuple[list[int], list[bytes]]:
         encoding = self._encode(text, allow_special)
         ids = encoding.ids
-        return ids, text_pieces(text, encoding.offsets, [self._bytes[i] for i in ids])
+        return ids, text_pieces(text, encoding.offsets, [self._ids.own[i] for i in ids])
 
     def chunks(self, text: str, allow_special: bool = False) -> list[tuple[int, int]]:
         return chunks.chunks(self._library(allow_special), text, self._encode(text, allow_special), self._added)
@@ -137,8 +138,8 @@ class HuggingFaceTokenizer(Tokenizer):
 
     def token_bytes(self, ids: list[int]) -> list[bytes]:
         if self._byte_level_only:
-            return [self._sequence_bytes[i] for i in ids]
-        strings = [self._strings[i] for i in ids]
+            return [self._ids.in_sequence[i] for i in ids]
+        strings = [self._ids.strings[i] for i in ids]
         if self._decoders is None:  # the library joins the tokens with spaces
             return [s.encode("utf-8") if n == 0 else b" " + s.encode("utf-8") for n, s in enumerate(strings)]
         return run_decoders(self._decoders, strings)
