@@ -2,7 +2,8 @@
 their vocabulary indexes (and the index's search tables and decoded texts), and lineages.
 
 Each cache that keeps such an object tells the budget with `keep(obj, cost, parent, drop)`
-and marks it used with `touch(obj)` (which marks its parents too). When the costs together
+and marks it used with `touch(obj)` (which marks its parents too); an object that makes a
+part of itself on first use adds that part's cost with `grow(obj, extra)`. When the costs together
 pass the limit (`memory_budget_mb`), the least recently used objects are dropped: their
 `drop` callback removes the cache's reference, and everything kept with that object as
 parent is dropped with it (an index goes with its tokenizer). Then the freed memory is
@@ -42,6 +43,7 @@ MB = 1 << 20
 PER_ID = {
     "tiktoken": 320,
     "huggingface": 550,
+    "huggingface-ids": 130,  # each id's string and bytes, made on first use (backends/huggingface/id_maps.py)
     "sentencepiece": 190,
     "bpe": 240,
     "index": 16,
@@ -159,6 +161,21 @@ class Budget:
                 self._remove(next(iter(self._items)), dropped)
         self._finish(dropped)
         return self.keeps(obj)
+
+    def grow(self, obj: object, extra: int) -> None:
+        """`obj`, if kept, costs `extra` bytes more (a part it made on first use) and is marked
+        used; then the least recently used objects are dropped until the total fits, as `keep`."""
+        with self._lock:
+            if not self.keeps(obj):
+                return
+            added = max(0, int(extra))
+            self._items[id(obj)].cost += added
+            self._total += added
+            self._touch(id(obj))
+            dropped: list[_Item] = []
+            while self._total > self.limit and self._items:
+                self._remove(next(iter(self._items)), dropped)
+        self._finish(dropped)
 
     def make_room(self, cost: int) -> None:
         """Before building an object of about `cost` bytes: drop the least recently used objects

@@ -16,6 +16,7 @@ from app.backends.huggingface.engine import ListedMergesEngine
 from app.backends.huggingface.pieces import byte_level_bytes
 from app.bpe import _engine
 from app.errors import InvalidInput
+from app.tokenizers import budget as memory
 from tests.bpe.test_pretokenize_deepseek import CASES
 from tests.reference import HUGGINGFACE_FILES, TOKENIZER_DIR, huggingface_reference, stdlib_texts
 from tokenizers import pre_tokenizers
@@ -160,14 +161,19 @@ def test_a_pair_split_past_255_bytes_merges_only_where_its_listed_merge_splits_i
     assert len(expected) == tokens
 
 
-def test_counting_builds_no_id_maps_and_the_first_token_view_does():
+def test_counting_builds_no_id_maps_and_the_first_token_view_does(monkeypatch):
     """Each id's string and bytes (`id_maps.py`) are made on first use: a count or an encode
-    never reads them, the token view does, and then they are the library's."""
+    never reads them, the token view does, then they are the library's and the memory budget
+    charges them to the tokenizer."""
+    budget = memory.Budget(1 << 40, release=lambda: None)
+    monkeypatch.setattr(memory, "_shared", budget)
     data = gzip.decompress((TOKENIZER_DIR / HUGGINGFACE_FILES["deepseek_v4"]).read_bytes())
     tokenizer = HuggingFaceTokenizer("deepseek_v4", "", data)
+    budget.keep(tokenizer, 1000)
     assert tokenizer.count(MULTILINGUAL) == len(tokenizer.encode(MULTILINGUAL)) == len(library_ids(MULTILINGUAL))
-    assert tokenizer.vocab_size == 129_280 and "_ids" not in vars(tokenizer)
+    assert tokenizer.vocab_size == 129_280 and tokenizer._id_maps is None and budget.total == 1000
     tokens = tokenizer.tokenize(MULTILINGUAL)
-    assert "_ids" in vars(tokenizer)
+    assert tokenizer._id_maps is not None
+    assert budget.total >= 1000 + memory.floor("huggingface-ids", 129_280)
     assert b"".join(t.bytes for t in tokens) == MULTILINGUAL.encode()
     assert tokenizer.piece(tokens[0].id) == huggingface_reference().id_to_token(tokens[0].id)

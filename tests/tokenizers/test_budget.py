@@ -88,6 +88,17 @@ def test_keeping_again_updates_the_cost(made):
     assert budget.total == 25 and budget.order() == [thing]
 
 
+def test_growing_adds_to_the_cost_marks_used_and_drops_the_least_recently_used(made):
+    budget, keep, dropped, _ = made
+    a, b = keep("a", 40), keep("b", 40)
+    budget.grow(a, 15)  # a part `a` made on first use
+    assert budget.total == 95 and budget.order() == [b, a] and not dropped
+    budget.grow(a, 10)
+    assert dropped == ["b"] and budget.order() == [a] and budget.total == 65
+    budget.grow(Thing("not kept"), 50)
+    assert budget.total == 65 and budget.order() == [a]
+
+
 def test_the_registry_drops_least_recently_used_tokenizers_and_their_indexes(settings, monkeypatch):
     budget = Budget(10 * memory.MB, release=lambda: None)
     monkeypatch.setattr(memory, "_shared", budget)

@@ -36,7 +36,6 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from functools import cached_property
 from typing import TypeVar
 
 import tokenizers
@@ -46,6 +45,7 @@ from app.backends.huggingface.engine import ListedMergesEngine
 from app.backends.huggingface.id_maps import IdMaps, highest_id, id_maps
 from app.backends.huggingface.pieces import config_steps, run_decoders, text_pieces, unbyte
 from app.errors import InvalidInput
+from app.tokenizers import budget as memory
 from app.tokenizers.base import Tokenizer
 
 __all__ = ["MAX_JSON_BYTES", "HuggingFaceTokenizer", "text_pieces", "unbyte"]
@@ -78,11 +78,20 @@ class HuggingFaceTokenizer(Tokenizer):
         self._special_tokens = {token.content: i for i, token in added.items() if token.special}
         self._special_ids = frozenset(self._special_tokens.values())
         self._vocab_size = highest_id(library) + 1
+        self._id_maps: IdMaps | None = None
 
-    @cached_property
+    @property
     def _ids(self) -> IdMaps:
-        """Each id's string and bytes, made on first use (counting never reads them)."""
-        return id_maps(self._plain, self._decoders or [], self._byte_level_only)
+        """Each id's string and bytes, made on first use (counting never reads them) and then
+        charged to the memory budget with the tokenizer."""
+        if self._id_maps is None:
+            with self._lock:
+                if self._id_maps is None:
+                    with memory.measure() as grown:
+                        made = id_maps(self._plain, self._decoders or [], self._byte_level_only)
+                    self._id_maps = made
+                    memory.shared().grow(self, max(grown.grown, memory.floor("huggingface-ids", len(made.strings))))
+        return self._id_maps
 
     def __reduce__(self):
         """Pickled as its file's text, rebuilt from it (the library objects and the lock do not pickle)."""
