@@ -156,9 +156,7 @@ class Budget:
                     self._items[item.parent].children.add(id(obj))
             self._total += item.cost
             self._touch(id(obj))
-            dropped: list[_Item] = []
-            while self._total > self.limit and self._items:
-                self._remove(next(iter(self._items)), dropped)
+            dropped = self._drop_past_limit()
         self._finish(dropped)
         return self.keeps(obj)
 
@@ -172,9 +170,7 @@ class Budget:
             self._items[id(obj)].cost += added
             self._total += added
             self._touch(id(obj))
-            dropped: list[_Item] = []
-            while self._total > self.limit and self._items:
-                self._remove(next(iter(self._items)), dropped)
+            dropped = self._drop_past_limit()
         self._finish(dropped)
 
     def make_room(self, cost: int) -> None:
@@ -199,6 +195,13 @@ class Budget:
             if self.keeps(obj):
                 self._remove(id(obj), dropped)
         self._finish(dropped)
+
+    def _drop_past_limit(self) -> list[_Item]:
+        """Under the lock: the least recently used objects removed until the total fits."""
+        dropped: list[_Item] = []
+        while self._total > self.limit and self._items:
+            self._remove(next(iter(self._items)), dropped)
+        return dropped
 
     def _touch(self, key: int) -> None:
         chain = []
