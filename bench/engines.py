@@ -184,6 +184,16 @@ def peers(name: str) -> tuple[list[Engine], list[str]]:
     return found, notes
 
 
+def peer_builder(name: str, label: str) -> Callable[[], Runner]:
+    """The build of peer `label` (its package name) for `name`, its file uncompressed already
+    (bench_startup.py times the build alone); KeyError for a peer that does not offer `name`."""
+    build = globals()["_" + {package: peer for peer, package in PACKAGES.items()}[label]](name)
+    if build is None:
+        raise KeyError(f"{label} does not offer {name}")
+    _plain_file(_TIKTOKEN_STYLE[name][0] if name in _TIKTOKEN_STYLE else "deepseek_v4.tokenizer.json.gz")
+    return build
+
+
 def _splintr(name: str) -> Callable[[], Runner] | None:
     import splintr
 

