@@ -12,7 +12,10 @@ that an attack that takes the memory gets the server killed instead of the machi
 3. a `tokenizer.json` whose `Split` regex backtracks (`(q|qq)+r`), then a 40-q text through it;
 4. three uploads of two million entries (WordLevel, BPE, `.tiktoken`) and a count with each;
    a vocabulary search in every built-in;
-5. 500,000 CJK characters through `deepseek_v4` (the slowest /healthz answer meanwhile);
+5. 500,000 CJK characters through `deepseek_v4`, and 400,000 characters of `<|` with special
+   tokens allowed through llama4 and o200k_harmony (their special tokens all start so: 5.6 and
+   3.1 s each before 2026-12-03, when one alternation of them all was tried at every `<|`);
+   the slowest /healthz answer meanwhile;
 6. a tokenizer named after a model (`gpt-4o`); a 30 MB line as a `.tiktoken` file (the error
    body's size);
 7. slow clients: headers at one byte a second, a declared body that never comes, an idle
@@ -296,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             results.extend(searched)
             check_alive(process)
-            print("5. deepseek_v4 on 500,000 CJK characters:")
+            print("5. deepseek_v4 on 500,000 CJK characters; special tokens allowed on 400,000 of '<|':")
             before = len(monitor.health_ms)
             show(
                 results,
@@ -309,6 +312,13 @@ def main(argv: list[str] | None = None) -> int:
                     json_type,
                 ),
             )
+            for name in ("llama4", "o200k_harmony"):  # 2,048 and 1,091 special tokens, each starting '<|'
+                body = {"text": "<|" * 200_000, "tokenizers": [name], "allow_special": True}
+                show(
+                    results,
+                    f"POST /api/count {name} allow_special '<|'x200000",
+                    request(base_url, "POST", "/api/count", json.dumps(body).encode(), json_type),
+                )
             during = monitor.health_ms[before:]
             print(f"  slowest /healthz meanwhile: {max(during, default=0):.0f} ms over {len(during)} probes")
             check_alive(process)
