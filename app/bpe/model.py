@@ -122,13 +122,8 @@ class BPETokenizer(BPEEncoder):
             self._split = split.compile_custom(self.pattern_regex).findall
         elif self.pattern_regex is not None:
             self._split = regex.compile(self.pattern_regex).findall
-        self._special_split = (
-            regex.compile(
-                "(" + "|".join(regex.escape(s) for s in sorted(self._special_tokens, key=len, reverse=True)) + ")"
-            )
-            if self._special_tokens
-            else None
-        )
+        specials = chunks.specials_source(self._special_tokens)  # the longest special token where several start
+        self._special_split = regex.compile(f"({specials})") if specials is not None else None
         self._cache: dict[str, bytes] = {}  # chunk -> its ids as native int32s, filled by the Merger
         self.chunks_note = chunks.NO_PATTERN_NOTE if self._split is None else None
 

@@ -34,6 +34,7 @@ from operator import mul
 
 import tokenizers
 from app.backends.huggingface import cuts
+from app.tokenizers import chunks
 
 CACHE_ENTRIES = 1 << 16  # distinct chunks kept (then the cache starts over): a few MB at most
 CACHE_CHUNK_CHARS = 64  # a longer chunk (a long run of spaces) is counted but not kept
@@ -55,8 +56,7 @@ CountMany = Callable[[list[str]], list[int]]  # the library's count of each chun
 class AsciiCounter:
     def __init__(self, library: tokenizers.Tokenizer):
         tokens = library.get_added_tokens_decoder().values()
-        contents = sorted({t.content for t in tokens if t.content and t.content.isascii()}, key=len)
-        self._added = re.compile("|".join(re.escape(c) for c in reversed(contents))) if contents else None
+        self._added = chunks.specials_pattern(t.content for t in tokens if t.content and t.content.isascii())
         self._cache: dict[str, int] = {}
 
     @classmethod
