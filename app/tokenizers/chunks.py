@@ -6,7 +6,8 @@ backend's `Tokenizer.chunks`: `of_pattern` runs a split regex (`finditer`, the s
 `regex.findall`) by a deadline (`app.bpe.split.deadline`: a pattern from an uploaded file
 may backtrack; the built-ins take a tenth of it on any text), `of_lengths` turns chunk strings that cover a text into ranges,
 `around_specials` keeps each special-token string a chunk of its own (as tiktoken and own
-BPE cut them out before splitting the rest), `shifted` moves ranges by an offset.
+BPE cut them out before splitting the rest), found by `specials_pattern` (a trie of the
+strings, which every special-token search uses), `shifted` moves ranges by an offset.
 What is left out: tokenizers with no split (SentencePiece, own BPE trained with pattern
 "none") answer None and say in words what they do instead (`Tokenizer.chunks_note`).
 """

@@ -296,3 +296,24 @@ def test_the_whole_probe_s_limit_is_cpu_time_too(monkeypatch):
 
     assert backtrack.probe_problem("a", waits) is None
     assert backtrack.probe_problem("a", spends) == "probing it took over 0.05 s of CPU time"
+
+
+def test_one_slow_run_is_timed_again_before_the_probe_says_it_backtracks(monkeypatch):
+    """A run that takes the CPU once (a virtual machine's vCPU stopped by its host counts as this
+    thread's CPU time; the shipped deepseek_v4 file was once refused so, "12 ms on '#1' x 96") is
+    timed again; a run that is slow every time is still refused."""
+    monkeypatch.setattr(backtrack, "adversarial_texts", lambda pattern: [("a", "")])
+    monkeypatch.setattr(backtrack, "LENGTHS", (8, 16, 32))
+    calls = []
+
+    def spend(seconds: float) -> None:
+        end = time.thread_time() + seconds
+        while time.thread_time() < end:
+            pass
+
+    def once_slow(text: str) -> None:
+        calls.append(text)
+        spend(0.03 if len(calls) == 4 else 0)  # the first run at length 16: over its limit alone
+
+    assert backtrack.probe_problem("a", once_slow) is None and len(calls) > 3
+    assert backtrack.probe_problem("a", lambda text: spend(0.03)).startswith("it takes 3")
