@@ -62,7 +62,9 @@ def test_search_and_paging_without_javascript(make_page):
     expect(page).to_have_url(re.compile(r"q=\+the|q=%20the"))
     first = row_ids(page)
     assert first and first[0] == 279  # " the" in cl100k_base
-    page.click("[data-role=next]")
+    page.click("[data-role=next]")  # a whole page load: wait for it before reading the rows
+    expect(page).to_have_url(re.compile(r"offset=50"))
+    expect(page.locator(RESULTS).first).not_to_have_attribute("data-id", str(first[0]))
     assert query(page)["offset"] == ["50"] and row_ids(page)[0] > first[-1]
 
 
